@@ -1,0 +1,93 @@
+/**
+ * Every error verq throws carries a stable `code` (`VERQ_…`) that callers may switch on, and a
+ * message that says what to do. Messages never contain payload contents.
+ */
+export type VerqErrorCode =
+  | "VERQ_INVALID_ARGUMENT"
+  | "VERQ_INVALID_ID"
+  | "VERQ_INVALID_PAYLOAD"
+  | "VERQ_INVALID_LEASE"
+  | "VERQ_INVALID_NOTE"
+  | "VERQ_INVALID_DEADLINE"
+  | "VERQ_UNKNOWN_JOB"
+  | "VERQ_NOT_DEAD"
+  | "VERQ_ENQUEUE_CONFLICT"
+  | "VERQ_REDRIVE_RATE_LIMITED"
+  | "VERQ_VERSION_CONFLICT"
+  | "VERQ_STORE_BUSY"
+  | "VERQ_RETRYABLE"
+  | "VERQ_PERMANENT"
+  | "VERQ_BAD_ACK"
+  | "VERQ_UNEXPECTED";
+
+const VERQ_ERROR_BRAND = Symbol.for("verq.error");
+
+/** Base class of every verq error. Use {@link isVerqError} rather than `instanceof` across realms. */
+export class VerqError extends Error {
+  readonly code: VerqErrorCode;
+  readonly [VERQ_ERROR_BRAND] = true;
+
+  constructor(code: VerqErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** True for any verq error, optionally of one code; works without `instanceof`. */
+export function isVerqError(value: unknown, code?: VerqErrorCode): value is VerqError {
+  if (typeof value !== "object" || value === null) return false;
+  const branded = (value as Record<symbol, unknown>)[VERQ_ERROR_BRAND] === true;
+  return branded && (code === undefined || (value as VerqError).code === code);
+}
+
+/**
+ * Thrown by a sender for a temporary failure (timeout, 5xx, 429): the job is retried within its
+ * budget of attempts and its deadline.
+ */
+export class Retryable extends VerqError {
+  constructor(message = "temporary failure: the job will be retried within its budget", options?: { cause?: unknown }) {
+    super("VERQ_RETRYABLE", message, options);
+  }
+}
+
+/** Thrown by a sender for a failure that retrying cannot fix: the job goes `dead(permanent)`. */
+export class Permanent extends VerqError {
+  constructor(message = "permanent failure: the job is quarantined as dead(permanent)", options?: { cause?: unknown }) {
+    super("VERQ_PERMANENT", message, options);
+  }
+}
+
+/**
+ * A sender answered something other than exactly `true`. It propagates to the caller and leaves
+ * the job leased: a later claim recovers it after the lease expires (SPEC J5).
+ */
+export class BadAck extends VerqError {
+  /** `typeof` of what the sender returned; never the value itself (it may hold personal data). */
+  readonly receivedType: string;
+
+  constructor(received: unknown) {
+    const receivedType = received === null ? "null" : typeof received;
+    super(
+      "VERQ_BAD_ACK",
+      `sender returned a ${receivedType}, not exactly true; the job stays leased until its lease expires`,
+    );
+    this.receivedType = receivedType;
+  }
+}
+
+/** Another writer appended to the same stream first; the loser's whole transaction is rolled back. */
+export class VersionConflict extends VerqError {
+  constructor(streamType: string, streamId: string, expectedVersion: number) {
+    super(
+      "VERQ_VERSION_CONFLICT",
+      `stream ${streamType}/${streamId} moved past version ${expectedVersion}; reload and decide again`,
+    );
+  }
+}
+
+/** Normalises anything thrown into an `Error`, keeping verq errors as they are. */
+export function coerceError(value: unknown): Error {
+  if (value instanceof Error) return value;
+  return new VerqError("VERQ_UNEXPECTED", `non-error value thrown: ${typeof value}`, { cause: value });
+}

@@ -1,0 +1,73 @@
+import { createActor, type AnyActorScope } from "xstate";
+import type { JobCommand } from "./job.commands.ts";
+import type { JobEvent } from "./job.events.ts";
+import { jobMachine, type JobMachine, type JobRefusal } from "./job.machine.ts";
+import type { Job } from "./job.types.ts";
+
+/** What the machine decided for one command: the events to append, or a refusal. */
+export type JobDecision =
+  | { readonly accepted: true; readonly job: Job; readonly events: readonly JobEvent[] }
+  | { readonly accepted: false; readonly refusal: JobRefusal };
+
+/** Decides one command against one job. Pure: no I/O, no clock, no randomness. */
+export type JobDecider = (job: Job, command: JobCommand) => JobDecision;
+
+/**
+ * Builds a decider over `machine` (the real {@link jobMachine} unless a test passes a variant).
+ *
+ * It calls the machine's own pure `transition` with one reused inert actor scope: XState's
+ * top-level `transition()` builds a throw-away actor per call, which costs about four times as
+ * much, and assign-only machines need nothing from the scope. The snapshot is rebuilt from the
+ * job with `resolveState`, so the machine, not the caller, holds every rule.
+ */
+export function createJobDecider(machine: JobMachine = jobMachine): JobDecider {
+  const scope = createInertScope(machine);
+  return (job, command) => {
+    const snapshot = machine.resolveState({ value: job.state, context: { job, emitted: [], refusal: null } });
+    const next = machine.transition(snapshot, command, scope);
+    if (next.context.refusal !== null) return { accepted: false, refusal: next.context.refusal };
+    if (next === snapshot || next.context.emitted.length === 0) return { accepted: false, refusal: "not-claimable" };
+    if (next.value !== next.context.job.state) {
+      throw new Error(`job machine ended in ${String(next.value)} but its events fold to ${next.context.job.state}`);
+    }
+    return { accepted: true, job: next.context.job, events: next.context.emitted };
+  };
+}
+
+/** The decider over the real job machine. */
+export const decideJob: JobDecider = createJobDecider();
+
+function createInertScope(machine: JobMachine): AnyActorScope {
+  const self = createActor(machine, { input: placeholderJob });
+  return {
+    self,
+    id: "",
+    sessionId: "",
+    logger: () => {},
+    defer: () => {},
+    emit: () => {},
+    stopChild: () => {},
+    actionExecutor: () => {},
+    system: self.system,
+  } as unknown as AnyActorScope;
+}
+
+const placeholderJob: Job = {
+  id: "placeholder",
+  payload: null,
+  state: "pending",
+  token: 0,
+  attempts: 0,
+  maxAttempts: 1,
+  deadline: 0,
+  availableAt: 0,
+  owner: null,
+  leaseUntil: null,
+  reason: null,
+  deadSince: null,
+  orderingKey: null,
+  leaseExpiries: 0,
+  enqueuedAt: 0,
+  updatedAt: 0,
+  version: 1,
+};

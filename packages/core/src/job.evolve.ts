@@ -1,0 +1,73 @@
+import type { JobEvent } from "./job.events.ts";
+import type { Job } from "./job.types.ts";
+
+/**
+ * Folds one event into a job. Pure. `evolveJob(null, enqueued)` creates the job; every other
+ * event needs the job it applies to. The projection is, by definition, the fold of the stream:
+ * `events.reduce(evolveJob, null)`.
+ */
+export function evolveJob(job: Job | null, event: JobEvent): Job {
+  if (event.type === "job.enqueued") {
+    if (job !== null) throw new Error(`job ${job.id} is already enqueued`);
+    const d = event.data;
+    return {
+      id: d.id,
+      payload: d.payload,
+      state: "pending",
+      token: 0,
+      attempts: 0,
+      maxAttempts: d.maxAttempts,
+      deadline: d.deadline,
+      availableAt: d.availableAt,
+      owner: null,
+      leaseUntil: null,
+      reason: null,
+      deadSince: null,
+      orderingKey: d.orderingKey,
+      leaseExpiries: 0,
+      enqueuedAt: d.at,
+      updatedAt: d.at,
+      version: 1,
+    };
+  }
+  if (job === null) throw new Error(`${event.type} before job.enqueued`);
+  const base = { ...job, updatedAt: event.data.at, version: job.version + 1 };
+  switch (event.type) {
+    case "job.claimed":
+      return {
+        ...base,
+        state: "leased",
+        token: event.data.token,
+        attempts: job.attempts + 1,
+        owner: event.data.owner,
+        leaseUntil: event.data.leaseUntil,
+      };
+    case "job.leaseExpired":
+      return { ...base, state: "pending", owner: null, leaseUntil: null, leaseExpiries: job.leaseExpiries + 1 };
+    case "job.leaseExtended":
+      return { ...base, leaseUntil: event.data.leaseUntil };
+    case "job.completed":
+      return { ...base, state: "done", owner: null, leaseUntil: null };
+    case "job.retryScheduled":
+      return { ...base, state: "pending", owner: null, leaseUntil: null, availableAt: event.data.availableAt };
+    case "job.died":
+      return { ...base, state: "dead", owner: null, leaseUntil: null, reason: event.data.reason, deadSince: event.data.at };
+    case "job.redriven":
+      return {
+        ...base,
+        state: "pending",
+        attempts: 0,
+        deadline: event.data.deadline,
+        availableAt: event.data.at,
+        reason: null,
+        deadSince: null,
+      };
+  }
+}
+
+/** The fold of a whole stream; `null` for an empty one. */
+export function foldJob(events: readonly JobEvent[]): Job | null {
+  let job: Job | null = null;
+  for (const event of events) job = evolveJob(job, event);
+  return job;
+}

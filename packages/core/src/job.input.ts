@@ -1,0 +1,74 @@
+import { VerqError, type VerqErrorCode } from "./errors.ts";
+import type { FinishOutcome } from "./job.types.ts";
+
+/** The longest job id, owner name or ordering key accepted, in characters. */
+export const MAX_IDENTIFIER_LENGTH = 256;
+/** The longest lease a claim or heartbeat may ask for: one day. */
+export const MAX_LEASE_MS = 86_400_000;
+/** The largest attempt budget a job may have. */
+export const MAX_ATTEMPTS_LIMIT = 1_000;
+
+// Printable characters only: no control characters (line breaks, NUL, escape sequences) in ids.
+const PRINTABLE = /^[^\p{Cc}\p{Cs}]+$/u;
+
+function fail(code: VerqErrorCode, message: string): never {
+  throw new VerqError(code, message);
+}
+
+/** A job id, owner or ordering key: 1–256 printable characters. */
+export function checkIdentifier(value: unknown, what: string, code: VerqErrorCode = "VERQ_INVALID_ID"): string {
+  if (typeof value !== "string" || value.length === 0 || value.length > MAX_IDENTIFIER_LENGTH || !PRINTABLE.test(value)) {
+    fail(code, `${what} must be 1 to ${MAX_IDENTIFIER_LENGTH} printable characters`);
+  }
+  return value;
+}
+
+/** A lease length: a whole number of milliseconds, at least 1, at most {@link MAX_LEASE_MS}. */
+export function checkLeaseMs(value: unknown): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0 || value > MAX_LEASE_MS) {
+    fail("VERQ_INVALID_LEASE", `the lease must be a whole number of milliseconds from 1 to ${MAX_LEASE_MS}`);
+  }
+  return value;
+}
+
+/** A fencing token as a caller presents it: a whole number, at least 1. */
+export function checkToken(value: unknown): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+    fail("VERQ_INVALID_ARGUMENT", "a token is a whole number of at least 1, as returned by claim");
+  }
+  return value;
+}
+
+/** An attempt budget: a whole number from 1 to {@link MAX_ATTEMPTS_LIMIT}. */
+export function checkMaxAttempts(value: unknown): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1 || value > MAX_ATTEMPTS_LIMIT) {
+    fail("VERQ_INVALID_ARGUMENT", `maxAttempts must be a whole number from 1 to ${MAX_ATTEMPTS_LIMIT}`);
+  }
+  return value;
+}
+
+/** An absolute time in ms since the epoch, strictly after `now`. */
+export function checkFutureTime(value: unknown, now: number, what: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= now) {
+    fail("VERQ_INVALID_DEADLINE", `${what} must be a whole number of ms since the epoch, later than now`);
+  }
+  return value;
+}
+
+/** An absolute time in ms since the epoch (any whole, non-negative number). */
+export function checkTime(value: unknown, what: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    fail("VERQ_INVALID_ARGUMENT", `${what} must be a whole number of ms since the epoch`);
+  }
+  return value;
+}
+
+const OUTCOMES: readonly FinishOutcome[] = ["ok", "retry", "permanent"];
+
+/** One of `ok`, `retry`, `permanent`. */
+export function checkOutcome(value: unknown): FinishOutcome {
+  if (typeof value !== "string" || !(OUTCOMES as readonly string[]).includes(value)) {
+    fail("VERQ_INVALID_ARGUMENT", "the outcome must be one of ok, retry, permanent");
+  }
+  return value as FinishOutcome;
+}

@@ -1,0 +1,181 @@
+import { assign, not, setup } from "xstate";
+import { isValidRedriveNote } from "./redrive-note.ts";
+import type { JobCommand } from "./job.commands.ts";
+import { evolveJob } from "./job.evolve.ts";
+import { jobEvents, type JobEvent } from "./job.events.ts";
+import type { DeadReason, Job } from "./job.types.ts";
+
+/**
+ * Why the machine refused a command. Refusals are data (the machine stays where it was and no
+ * event is emitted); the store turns them into a `false` or a coded error.
+ */
+export type JobRefusal =
+  | "not-due"
+  | "lease-held"
+  | "not-claimable"
+  | "stale-token"
+  | "not-leased"
+  | "lease-expired"
+  | "not-dead"
+  | "invalid-note"
+  | "invalid-deadline";
+
+/** The machine's context: the job, the events a transition emitted, and a refusal if any. */
+export interface JobMachineContext {
+  readonly job: Job;
+  readonly emitted: readonly JobEvent[];
+  readonly refusal: JobRefusal | null;
+}
+
+const record = (context: JobMachineContext, event: JobEvent): Partial<JobMachineContext> => ({
+  job: evolveJob(context.job, event),
+  emitted: [...context.emitted, event],
+});
+
+/**
+ * The job lifecycle (SPEC J1–J6): pending → leased → done | dead, dead → pending by redrive.
+ *
+ * Guards carry every rule: the lease boundary (`now == leaseUntil` is expired), the fencing
+ * token, the attempt budget (checked before the deadline), the deadline (`next >= deadline`
+ * dies), the redrive note. Actions only assign: each appends the event it stands for to
+ * `context.emitted` and folds it into `context.job` with {@link evolveJob}, so the projection is
+ * the fold of the events by construction. No side effects: the same definition runs in the
+ * store, in property tests and in the Stately visualizer.
+ */
+export const jobMachine = setup({
+  types: {
+    context: {} as JobMachineContext,
+    events: {} as JobCommand,
+    input: {} as Job,
+  },
+  guards: {
+    isDue: ({ context, event }) => context.job.availableAt <= event.now,
+    leaseExpired: ({ context, event }) => context.job.leaseUntil !== null && event.now >= context.job.leaseUntil,
+    leaseHeld: ({ context, event }) => context.job.leaseUntil !== null && event.now < context.job.leaseUntil,
+    attemptsExhausted: ({ context }) => context.job.attempts >= context.job.maxAttempts,
+    tokenMatches: ({ context, event }) =>
+      (event.type === "job.finish" || event.type === "job.heartbeat") && event.token === context.job.token,
+    outcomeIsOk: ({ event }) => event.type === "job.finish" && event.outcome === "ok",
+    outcomeIsPermanent: ({ event }) => event.type === "job.finish" && event.outcome === "permanent",
+    nextRunAtOrPastDeadline: ({ context, event }) =>
+      event.type === "job.finish" && event.now + event.retryDelayMs >= context.job.deadline,
+    noteIsValid: ({ event }) => event.type === "job.redrive" && isValidRedriveNote(event.note),
+    deadlineIsAfterNow: ({ event }) => event.type === "job.redrive" && event.deadline > event.now,
+  },
+  actions: {
+    refuse: assign((_, params: { refusal: JobRefusal }) => ({ refusal: params.refusal })),
+    claim: assign(({ context, event }) => {
+      if (event.type !== "job.claim") return {};
+      return record(
+        context,
+        jobEvents.claimed({
+          token: context.job.token + 1,
+          owner: event.owner,
+          leaseUntil: event.now + event.leaseMs,
+          at: event.now,
+        }),
+      );
+    }),
+    expireLease: assign(({ context, event }) =>
+      record(context, jobEvents.leaseExpired({ token: context.job.token, owner: context.job.owner, at: event.now })),
+    ),
+    extendLease: assign(({ context, event }) => {
+      if (event.type !== "job.heartbeat") return {};
+      return record(
+        context,
+        jobEvents.leaseExtended({ token: context.job.token, leaseUntil: event.now + event.leaseMs, at: event.now }),
+      );
+    }),
+    complete: assign(({ context, event }) =>
+      record(context, jobEvents.completed({ token: context.job.token, at: event.now })),
+    ),
+    die: assign(({ context, event }, params: { reason: DeadReason }) =>
+      record(context, jobEvents.died({ token: context.job.token, reason: params.reason, at: event.now })),
+    ),
+    scheduleRetry: assign(({ context, event }) => {
+      if (event.type !== "job.finish") return {};
+      return record(
+        context,
+        jobEvents.retryScheduled({
+          token: context.job.token,
+          availableAt: event.now + event.retryDelayMs,
+          at: event.now,
+        }),
+      );
+    }),
+    redrive: assign(({ context, event }) => {
+      if (event.type !== "job.redrive") return {};
+      return record(
+        context,
+        jobEvents.redriven({
+          previousToken: context.job.token,
+          note: event.note,
+          deadline: event.deadline,
+          at: event.now,
+        }),
+      );
+    }),
+  },
+}).createMachine({
+  id: "job",
+  context: ({ input }) => ({ job: input, emitted: [], refusal: null }),
+  initial: "pending",
+  // Fallbacks: a command that no state below accepts is refused, as data.
+  on: {
+    "job.claim": { actions: { type: "refuse", params: { refusal: "not-claimable" } } },
+    "job.finish": { actions: { type: "refuse", params: { refusal: "not-leased" } } },
+    "job.heartbeat": { actions: { type: "refuse", params: { refusal: "not-leased" } } },
+    "job.redrive": { actions: { type: "refuse", params: { refusal: "not-dead" } } },
+  },
+  states: {
+    pending: {
+      on: {
+        "job.claim": [
+          { guard: "isDue", target: "leased", actions: "claim" },
+          { actions: { type: "refuse", params: { refusal: "not-due" } } },
+        ],
+      },
+    },
+    leased: {
+      on: {
+        "job.claim": [
+          { guard: not("leaseExpired"), actions: { type: "refuse", params: { refusal: "lease-held" } } },
+          // The last attempt's worker lost its lease: the budget is spent, so quarantine.
+          {
+            guard: "attemptsExhausted",
+            target: "dead",
+            actions: ["expireLease", { type: "die", params: { reason: "exhausted" } }],
+          },
+          { target: "leased", reenter: true, actions: ["expireLease", "claim"] },
+        ],
+        "job.finish": [
+          { guard: not("tokenMatches"), actions: { type: "refuse", params: { refusal: "stale-token" } } },
+          { guard: "outcomeIsOk", target: "done", actions: "complete" },
+          { guard: "outcomeIsPermanent", target: "dead", actions: { type: "die", params: { reason: "permanent" } } },
+          // J4: the attempt budget is checked before the deadline.
+          { guard: "attemptsExhausted", target: "dead", actions: { type: "die", params: { reason: "exhausted" } } },
+          { guard: "nextRunAtOrPastDeadline", target: "dead", actions: { type: "die", params: { reason: "deadline" } } },
+          { target: "pending", actions: "scheduleRetry" },
+        ],
+        "job.heartbeat": [
+          { guard: not("tokenMatches"), actions: { type: "refuse", params: { refusal: "stale-token" } } },
+          { guard: not("leaseHeld"), actions: { type: "refuse", params: { refusal: "lease-expired" } } },
+          { actions: "extendLease" },
+        ],
+      },
+    },
+    done: {},
+    dead: {
+      on: {
+        "job.redrive": [
+          { guard: not("noteIsValid"), actions: { type: "refuse", params: { refusal: "invalid-note" } } },
+          { guard: not("deadlineIsAfterNow"), actions: { type: "refuse", params: { refusal: "invalid-deadline" } } },
+          { target: "pending", actions: "redrive" },
+        ],
+      },
+    },
+  },
+});
+
+/** The machine's type, for variants built with `jobMachine.provide(...)`. */
+export type JobMachine = typeof jobMachine;
