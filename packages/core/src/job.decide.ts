@@ -34,24 +34,6 @@ export function createJobDecider(machine: JobMachine = jobMachine): JobDecider {
   };
 }
 
-/** The decider over the real job machine. */
-export const decideJob: JobDecider = createJobDecider();
-
-function createInertScope(machine: JobMachine): AnyActorScope {
-  const self = createActor(machine, { input: placeholderJob });
-  return {
-    self,
-    id: "",
-    sessionId: "",
-    logger: () => {},
-    defer: () => {},
-    emit: () => {},
-    stopChild: () => {},
-    actionExecutor: () => {},
-    system: self.system,
-  } as unknown as AnyActorScope;
-}
-
 const placeholderJob: Job = {
   id: "placeholder",
   payload: null,
@@ -71,3 +53,21 @@ const placeholderJob: Job = {
   updatedAt: 0,
   version: 1,
 };
+
+/** The decider over the real job machine. */
+export const decideJob: JobDecider = createJobDecider();
+
+function createInertScope(machine: JobMachine): AnyActorScope {
+  const self = createActor(machine, { input: placeholderJob });
+  return {
+    self,
+    id: "",
+    sessionId: "",
+    logger: () => {},
+    defer: () => {},
+    emit: () => {},
+    stopChild: () => {},
+    actionExecutor: () => {},
+    system: self.system,
+  } as unknown as AnyActorScope;
+}

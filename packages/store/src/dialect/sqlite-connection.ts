@@ -1,0 +1,85 @@
+import Database from "better-sqlite3";
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from "kysely";
+import type { VerqDatabase } from "../schema.ts";
+
+/** How an embedded SQLite store is opened. */
+export interface SqliteOptions {
+  /** `wal` (default, chosen by measurement: see the README) or the rollback journal `delete`. */
+  readonly journalMode?: "wal" | "delete";
+  /** `normal` (default with WAL: durable across process crashes) or `full` (also across power loss). */
+  readonly synchronous?: "normal" | "full";
+  /** How long a writer waits for another process's lock before `VERQ_STORE_BUSY`, in ms. */
+  readonly busyTimeoutMs?: number;
+}
+
+/**
+ * Kysely's SQLite driver begins deferred transactions: two processes that both read and then
+ * write would deadlock into SQLITE_BUSY. Every verq transaction writes, so it takes the write
+ * lock up front with `BEGIN IMMEDIATE`, and the busy timeout makes the other process wait.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+/**
+ * Kysely's driver prepares every statement on every call; this keeps each prepared statement
+ * for reuse behind the structural `SqliteDatabase` interface (the driver is single-connection
+ * and serialised, so a statement is never used by two queries at once).
+ */
+function withStatementCache(db: Database.Database): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
+  return {
+    close: () => db.close(),
+    prepare: (text: string): SqliteStatement => {
+      let statement = cache.get(text);
+      if (statement === undefined) {
+        statement = db.prepare(text) as unknown as SqliteStatement;
+        if (cache.size > 500) cache.clear();
+        cache.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
+
+/** The raw handle and the Kysely instance over it. */
+export interface SqliteHandles {
+  readonly raw: Database.Database;
+  readonly db: Kysely<VerqDatabase>;
+}
+
+/** Opens (creating if needed) the SQLite file at `path`, or an in-memory database for `:memory:`. */
+export function openSqlite(path: string, options: SqliteOptions = {}): SqliteHandles {
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
+  const raw = new Database(path, { timeout: busyTimeoutMs });
+  const journalMode = options.journalMode ?? "wal";
+  if (path !== ":memory:") raw.pragma(`journal_mode = ${journalMode}`);
+  raw.pragma(`synchronous = ${options.synchronous ?? (journalMode === "wal" ? "normal" : "full")}`);
+  raw.pragma("foreign_keys = on");
+  const db = new Kysely<VerqDatabase>({
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }),
+  });
+  return { raw, db };
+}

@@ -1,0 +1,375 @@
+import {
+  BadAck,
+  JOB_STREAM,
+  VerqError,
+  backoffDelay,
+  canonicalJson,
+  checkFutureTime,
+  checkIdentifier,
+  checkLeaseMs,
+  checkMaxAttempts,
+  checkOutcome,
+  checkTime,
+  checkToken,
+  decideJob,
+  defaultBackoff,
+  evolveJob,
+  isVerqError,
+  jobCommands,
+  jobEvents,
+  systemClock,
+  type BackoffPolicy,
+  type Clock,
+  type DeadReason,
+  type FinishOutcome,
+  type Job,
+  type JobDecider,
+  type JobRefusal,
+  type JobState,
+  type Rng,
+} from "@verq/core";
+import type { Kysely } from "kysely";
+import type { VerqDatabase } from "./schema.ts";
+import type { VerqStore } from "./store.ts";
+import { commitJobEvents } from "./sql/commitJobEvents.ts";
+import { jobToRow } from "./sql/job-row.ts";
+import { bumpCounter } from "./sql/counters.ts";
+import { countRedrivesSince } from "./sql/countRedrivesSince.ts";
+import { readStream, type StoredEvent } from "./sql/readStream.ts";
+import { selectClaimCandidates } from "./sql/selectClaimCandidates.ts";
+import { selectJob } from "./sql/selectJob.ts";
+import { selectJobStats, type JobStats } from "./sql/selectJobStats.ts";
+import { selectJobsByState } from "./sql/selectJobs.ts";
+import { startStream } from "./sql/startStream.ts";
+
+/** How many redrives may happen in a sliding window (SPEC J7: recovery must not re-create the overload). */
+export interface RedriveLimit {
+  readonly max: number;
+  readonly windowMs: number;
+}
+
+/** Settings of a queue. Every one has a default. */
+export interface JobQueueOptions {
+  readonly clock?: Clock;
+  /** Jitter source for backoff; `Math.random` by default. */
+  readonly rng?: Rng;
+  readonly backoff?: BackoffPolicy;
+  /** Lease of a claim when the caller names none: 30 s. */
+  readonly defaultLeaseMs?: number;
+  /** Attempt budget when enqueue names none: 5. */
+  readonly defaultMaxAttempts?: number;
+  /** Deadline when enqueue names none, relative to enqueue time: 24 h. */
+  readonly defaultDeadlineMs?: number;
+  /** Redrives allowed per window: 50 per minute by default. */
+  readonly redriveLimit?: RedriveLimit;
+  /**
+   * @internal A decider over a variant of the job machine, for mutation tests that prove the
+   * property suite catches a broken rule. Production code never sets it.
+   */
+  readonly decider?: JobDecider;
+}
+
+/** What to enqueue. `deadline` is absolute (ms since the epoch). */
+export interface EnqueueInput {
+  readonly id: string;
+  readonly payload: unknown;
+  readonly maxAttempts?: number;
+  readonly deadline?: number;
+  /** Earliest time the job may be claimed; now by default. */
+  readonly availableAt?: number;
+  /** Jobs with one key run one at a time in enqueue order (SPEC J10). */
+  readonly orderingKey?: string;
+}
+
+/** `created: false` means the same id with the same payload was already there: a no-op. */
+export interface EnqueueResult {
+  readonly created: boolean;
+  readonly job: Job;
+}
+
+/** A claimed job: leased to the caller, with the fencing token it must present to finish. */
+export type ClaimedJob = Job & { readonly state: "leased"; readonly owner: string; readonly leaseUntil: number };
+
+/** Delivers a job downstream. Only a return of exactly `true` is success (SPEC J5). */
+export type Sender = (job: ClaimedJob) => Promise<unknown> | unknown;
+
+/** What one `runOnce` did. */
+export type RunOnceResult =
+  | { readonly status: "idle" }
+  | {
+      readonly status: "finished";
+      readonly id: string;
+      readonly token: number;
+      readonly outcome: FinishOutcome;
+      /** False when the lease was lost while the sender ran and another worker took over. */
+      readonly accepted: boolean;
+    };
+
+/** The audit record of one redrive. */
+export interface RedriveRecord {
+  readonly jobId: string;
+  readonly previousToken: number;
+  readonly at: number;
+  readonly note: string;
+  readonly deadline: number;
+}
+
+const REFUSAL_ERRORS: Partial<Record<JobRefusal, { code: VerqError["code"]; message: string }>> = {
+  "not-dead": { code: "VERQ_NOT_DEAD", message: "only a dead job can be redriven; this one is" },
+  "invalid-note": {
+    code: "VERQ_INVALID_NOTE",
+    message: "the redrive note must be a ticket id: 1-64 ASCII letters, digits or . _ - : # /, starting with a letter or digit",
+  },
+  "invalid-deadline": { code: "VERQ_INVALID_DEADLINE", message: "the new deadline must be later than now" },
+};
+
+/**
+ * Durable jobs with leases, fencing tokens, a retry budget and a dead state (SPEC J1–J7).
+ *
+ * Every change is decided by the job machine and written as events plus the `jobs` projection
+ * in one transaction. Expected outcomes are return values (`finish` → `false` for a stale
+ * token); bad input throws a {@link VerqError} with a stable code and changes nothing.
+ */
+export class JobQueue {
+  readonly #store: VerqStore;
+  readonly #clock: Clock;
+  readonly #rng: Rng;
+  readonly #backoff: BackoffPolicy;
+  readonly #defaultLeaseMs: number;
+  readonly #defaultMaxAttempts: number;
+  readonly #defaultDeadlineMs: number;
+  readonly #redriveLimit: RedriveLimit;
+  readonly #decide: JobDecider;
+
+  constructor(store: VerqStore, options: JobQueueOptions = {}) {
+    this.#store = store;
+    this.#clock = options.clock ?? systemClock;
+    this.#rng = options.rng ?? Math.random;
+    this.#backoff = options.backoff ?? defaultBackoff;
+    this.#defaultLeaseMs = checkLeaseMs(options.defaultLeaseMs ?? 30_000);
+    this.#defaultMaxAttempts = checkMaxAttempts(options.defaultMaxAttempts ?? 5);
+    this.#defaultDeadlineMs = options.defaultDeadlineMs ?? 86_400_000;
+    this.#redriveLimit = options.redriveLimit ?? { max: 50, windowMs: 60_000 };
+    this.#decide = options.decider ?? decideJob;
+  }
+
+  /**
+   * Adds a job (SPEC J2). Enqueueing an existing id with the same payload is a no-op
+   * (`created: false`); with a different payload it throws `VERQ_ENQUEUE_CONFLICT`.
+   */
+  async enqueue(input: EnqueueInput): Promise<EnqueueResult> {
+    const now = this.#clock.now();
+    const id = checkIdentifier(input?.id, "a job id");
+    const payloadJson = canonicalJson(input.payload);
+    const maxAttempts = checkMaxAttempts(input.maxAttempts ?? this.#defaultMaxAttempts);
+    const deadline = checkFutureTime(input.deadline ?? now + this.#defaultDeadlineMs, now, "the deadline");
+    const availableAt = checkTime(input.availableAt ?? now, "availableAt");
+    const orderingKey =
+      input.orderingKey === undefined ? null : checkIdentifier(input.orderingKey, "an ordering key", "VERQ_INVALID_ARGUMENT");
+    const event = jobEvents.enqueued({
+      id,
+      payload: JSON.parse(payloadJson) as Job["payload"],
+      maxAttempts,
+      deadline,
+      availableAt,
+      orderingKey,
+      at: now,
+    });
+    return this.#store.transaction(async (trx) => {
+      const position = await startStream(trx, JOB_STREAM, id, event);
+      if (position === null) {
+        const existing = await this.#requireJob(trx, id);
+        if (canonicalJson(existing.payload) !== payloadJson) {
+          throw new VerqError(
+            "VERQ_ENQUEUE_CONFLICT",
+            `job ${id} exists with a different payload; use a new id for different work`,
+          );
+        }
+        return { created: false, job: existing };
+      }
+      const job = evolveJob(null, event);
+      await trx.insertInto("jobs").values(jobToRow(job, payloadJson, position)).execute();
+      return { created: true, job };
+    });
+  }
+
+  /**
+   * Claims one due job for `owner` (SPEC J3): pending with `availableAt <= now`, or leased with
+   * `leaseUntil <= now`. The token goes up by exactly 1. Returns `null` when nothing is due.
+   * A job whose expired lease was its last attempt goes `dead(exhausted)` instead of being handed out.
+   */
+  async claim(owner: string, options: { leaseMs?: number } = {}): Promise<ClaimedJob | null> {
+    checkIdentifier(owner, "the owner", "VERQ_INVALID_ARGUMENT");
+    const leaseMs = checkLeaseMs(options.leaseMs ?? this.#defaultLeaseMs);
+    const now = this.#clock.now();
+    const command = jobCommands.claim({ owner, leaseMs, now });
+    return this.#store.transaction(async (trx) => {
+      for (;;) {
+        const candidates = await selectClaimCandidates(trx, this.#store.dialect, now, 8);
+        let progressed = false;
+        for (const job of candidates) {
+          const decision = this.#decide(job, command);
+          if (!decision.accepted) continue;
+          progressed = true;
+          await commitJobEvents(trx, this.#store.dialect, job, decision.job, decision.events);
+          if (decision.job.state === "leased") return decision.job as ClaimedJob;
+        }
+        if (!progressed) return null;
+      }
+    });
+  }
+
+  /**
+   * Records the outcome of an attempt (SPEC J4). Accepted only when the job is leased and
+   * `token` is its current token; otherwise returns `false` and changes nothing but the
+   * stale-finish counter. Throws `VERQ_UNKNOWN_JOB` for an id that was never enqueued.
+   */
+  async finish(id: string, token: number, outcome: FinishOutcome): Promise<boolean> {
+    checkIdentifier(id, "a job id");
+    checkToken(token);
+    checkOutcome(outcome);
+    const now = this.#clock.now();
+    return this.#store.transaction(async (trx) => {
+      const job = await this.#requireJob(trx, id);
+      const retryDelayMs = backoffDelay(this.#backoff, job.attempts, this.#rng);
+      const decision = this.#decide(job, jobCommands.finish({ token, outcome, retryDelayMs, now }));
+      if (!decision.accepted) {
+        await bumpCounter(trx, "job.staleFinishesRefused");
+        return false;
+      }
+      await commitJobEvents(trx, this.#store.dialect, job, decision.job, decision.events);
+      return true;
+    });
+  }
+
+  /**
+   * Extends a held lease to `now + leaseMs`, only for the current token and only while the
+   * lease is still held. Returns whether it was extended.
+   */
+  async heartbeat(id: string, token: number, leaseMs: number): Promise<boolean> {
+    checkIdentifier(id, "a job id");
+    checkToken(token);
+    checkLeaseMs(leaseMs);
+    const now = this.#clock.now();
+    return this.#store.transaction(async (trx) => {
+      const job = await this.#requireJob(trx, id);
+      const decision = this.#decide(job, jobCommands.heartbeat({ token, leaseMs, now }));
+      if (!decision.accepted) return false;
+      await commitJobEvents(trx, this.#store.dialect, job, decision.job, decision.events);
+      return true;
+    });
+  }
+
+  /**
+   * Claims one job, sends it, and finishes it (SPEC J5). Only a return of exactly `true` is
+   * `ok`; a thrown `Retryable` is `retry`, a thrown `Permanent` is `permanent`. Any other error,
+   * and any other return value (as `BadAck`), propagates and leaves the job leased: a later
+   * claim recovers it after the lease expires.
+   */
+  async runOnce(owner: string, sender: Sender, options: { leaseMs?: number } = {}): Promise<RunOnceResult> {
+    const job = await this.claim(owner, options);
+    if (job === null) return { status: "idle" };
+    let outcome: FinishOutcome;
+    try {
+      const result = await sender(job);
+      if (result !== true) throw new BadAck(result);
+      outcome = "ok";
+    } catch (error) {
+      if (isVerqError(error, "VERQ_RETRYABLE")) outcome = "retry";
+      else if (isVerqError(error, "VERQ_PERMANENT")) outcome = "permanent";
+      else throw error;
+    }
+    const accepted = await this.finish(job.id, job.token, outcome);
+    return { status: "finished", id: job.id, token: job.token, outcome, accepted };
+  }
+
+  /**
+   * Puts a dead job back to pending with attempts 0 and a new deadline (SPEC J6), writing the
+   * audit row in the same transaction. The token is kept: a late finish with an old token stays
+   * invalid. `note` must be a ticket id (see `REDRIVE_NOTE_PATTERN`). The deadline defaults to
+   * now plus the job's original window. Throws `VERQ_NOT_DEAD`, `VERQ_INVALID_NOTE`,
+   * `VERQ_INVALID_DEADLINE`, `VERQ_UNKNOWN_JOB` or `VERQ_REDRIVE_RATE_LIMITED`, changing nothing.
+   */
+  async redrive(id: string, options: { note: string; deadline?: number }): Promise<RedriveRecord> {
+    checkIdentifier(id, "a job id");
+    if (options?.deadline !== undefined) checkTime(options.deadline, "the deadline");
+    const now = this.#clock.now();
+    return this.#store.transaction(async (trx) => {
+      const job = await this.#requireJob(trx, id);
+      const deadline = options.deadline ?? now + Math.max(1, job.deadline - job.enqueuedAt);
+      const decision = this.#decide(job, jobCommands.redrive({ note: options.note, deadline, now }));
+      if (!decision.accepted) {
+        const known = REFUSAL_ERRORS[decision.refusal];
+        if (known === undefined) throw new VerqError("VERQ_UNEXPECTED", `redrive refused: ${decision.refusal}`);
+        const suffix = decision.refusal === "not-dead" ? ` ${job.state}` : "";
+        throw new VerqError(known.code, known.message + suffix);
+      }
+      const recent = await countRedrivesSince(trx, now - this.#redriveLimit.windowMs + 1);
+      if (recent >= this.#redriveLimit.max) {
+        throw new VerqError(
+          "VERQ_REDRIVE_RATE_LIMITED",
+          `${recent} redrives in the last ${this.#redriveLimit.windowMs} ms reach the limit of ${this.#redriveLimit.max}; try again later`,
+        );
+      }
+      await commitJobEvents(trx, this.#store.dialect, job, decision.job, decision.events);
+      return { jobId: id, previousToken: job.token, at: now, note: options.note, deadline };
+    });
+  }
+
+  /**
+   * Redrives dead jobs (optionally of one reason), oldest first, as far as the rate limit
+   * allows, each with the same note. What the limit holds back is reported as `deferred`, never
+   * dropped: call again after the window.
+   */
+  async redriveDead(options: { note: string; reason?: DeadReason; max?: number; deadline?: number }): Promise<{
+    redriven: RedriveRecord[];
+    deferred: number;
+  }> {
+    const dead = await selectJobsByState(this.#store.db, "dead", options.max ?? 10_000, options.reason);
+    const redriven: RedriveRecord[] = [];
+    for (const job of dead) {
+      try {
+        const input = options.deadline === undefined ? { note: options.note } : { note: options.note, deadline: options.deadline };
+        redriven.push(await this.redrive(job.id, input));
+      } catch (error) {
+        if (isVerqError(error, "VERQ_REDRIVE_RATE_LIMITED")) break;
+        throw error;
+      }
+    }
+    return { redriven, deferred: dead.length - redriven.length };
+  }
+
+  /** Dead-letter and lease statistics (SPEC J7). */
+  async stats(): Promise<JobStats> {
+    return selectJobStats(this.#store.db);
+  }
+
+  /** The job's event stream, oldest first. Throws `VERQ_UNKNOWN_JOB` for an unknown id. */
+  async history(id: string): Promise<StoredEvent[]> {
+    checkIdentifier(id, "a job id");
+    const events = await readStream(this.#store.db, JOB_STREAM, id);
+    if (events.length === 0) throw unknownJob(id);
+    return events;
+  }
+
+  /** The job's current projection, or `null` for an unknown id. */
+  async get(id: string): Promise<Job | null> {
+    checkIdentifier(id, "a job id");
+    return selectJob(this.#store.db, id);
+  }
+
+  /** Jobs in one state, oldest first (dead ones by the time they died), at most `limit`. */
+  async list(state: JobState, options: { limit?: number; reason?: DeadReason } = {}): Promise<Job[]> {
+    return selectJobsByState(this.#store.db, state, options.limit ?? 100, options.reason);
+  }
+
+  async #requireJob(trx: Kysely<VerqDatabase>, id: string): Promise<Job> {
+    const job = await selectJob(trx, id);
+    if (job === null) throw unknownJob(id);
+    return job;
+  }
+}
+
+function unknownJob(id: string): VerqError {
+  return new VerqError("VERQ_UNKNOWN_JOB", `no job with id ${JSON.stringify(id.slice(0, 80))}; check the id`);
+}

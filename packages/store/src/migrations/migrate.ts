@@ -1,0 +1,24 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
+import type { StoreDialect } from "../dialect/store-dialect.ts";
+import type { VerqDatabase } from "../schema.ts";
+import * as initial from "./001-initial.ts";
+
+/** Every migration in order. Names sort; never rename or edit one that has shipped. */
+function migrationsFor(dialect: StoreDialect): Record<string, Migration> {
+  return {
+    "001-initial": { up: (db) => initial.up(db as Kysely<VerqDatabase>, dialect) },
+  };
+}
+
+/** Brings the database to the latest schema; a no-op when it is already there. */
+export async function migrateToLatest(db: Kysely<VerqDatabase>, dialect: StoreDialect): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrationsFor(dialect)) };
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: "verq_migrations",
+    migrationLockTableName: "verq_migrations_lock",
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
+}

@@ -1,0 +1,94 @@
+import { VerqError } from "@verq/core";
+import type { Kysely } from "kysely";
+import { sqliteStoreDialect } from "./dialect/sqlite-dialect.ts";
+import { openSqlite, type SqliteOptions } from "./dialect/sqlite-connection.ts";
+import type { StoreDialect } from "./dialect/store-dialect.ts";
+import { migrateToLatest } from "./migrations/migrate.ts";
+import type { VerqDatabase } from "./schema.ts";
+import { rebuildJobProjections } from "./sql/rebuildJobProjections.ts";
+
+/** Where and how to open a store. */
+export interface OpenStoreOptions extends SqliteOptions {
+  /** A file path (created if missing) or `:memory:`. */
+  readonly path: string;
+}
+
+/**
+ * The store owns persistence: one database, its dialect, the event log and the projections.
+ * Services (the job queue, later the ledger) take a store and never open connections themselves.
+ */
+export class VerqStore {
+  readonly db: Kysely<VerqDatabase>;
+  readonly dialect: StoreDialect;
+  readonly path: string;
+  #closed = false;
+
+  /** @internal use {@link openStore}. */
+  constructor(db: Kysely<VerqDatabase>, dialect: StoreDialect, path: string) {
+    this.db = db;
+    this.dialect = dialect;
+    this.path = path;
+  }
+
+  /**
+   * Runs `work` in one write transaction and retries it, from the start, when another process
+   * holds the database (SQLITE_BUSY) — up to `attempts` times with a short growing pause.
+   * `work` must therefore do nothing outside the database that it cannot repeat.
+   */
+  async transaction<T>(work: (trx: Kysely<VerqDatabase>) => Promise<T>, attempts = 20): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction().execute(work);
+      } catch (error) {
+        if (!this.dialect.isBusy(error)) throw error;
+        if (attempt >= attempts) {
+          throw new VerqError("VERQ_STORE_BUSY", "the database stayed locked by another process; try again later", {
+            cause: error,
+          });
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * attempt)));
+      }
+    }
+  }
+
+  /** Folds every projection again from the event log, in one transaction. */
+  async rebuildProjections(): Promise<{ jobs: number; events: number }> {
+    return this.transaction((trx) => rebuildJobProjections(trx));
+  }
+
+  /** Closes the database. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.db.destroy();
+  }
+}
+
+/**
+ * Opens a SQLite store at `path` (a file, created if missing, or `:memory:`) and migrates it to
+ * the latest schema. Several processes may open the same file.
+ *
+ * @example
+ * const store = await openStore({ path: "verq.sqlite" });
+ * const queue = new JobQueue(store);
+ */
+export async function openStore(options: OpenStoreOptions | string): Promise<VerqStore> {
+  const resolved: OpenStoreOptions = typeof options === "string" ? { path: options } : options;
+  const { db } = openSqlite(resolved.path, resolved);
+  const store = new VerqStore(db, sqliteStoreDialect, resolved.path);
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await migrateToLatest(db, sqliteStoreDialect);
+        break;
+      } catch (error) {
+        if (!sqliteStoreDialect.isBusy(error) || attempt >= 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 10 * attempt));
+      }
+    }
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}
