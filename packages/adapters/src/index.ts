@@ -1,0 +1,1 @@
+export { runJobsDemo } from "./demo/jobs-demo.ts";
