@@ -1,4 +1,4 @@
-import { createActor, type AnyActorScope } from "xstate";
+import { createActor } from "xstate";
 import type { JobCommand } from "./job.commands.ts";
 import type { JobEvent } from "./job.events.ts";
 import { jobMachine, type JobMachine, type JobRefusal } from "./job.machine.ts";
@@ -57,7 +57,9 @@ const placeholderJob: Job = {
 /** The decider over the real job machine. */
 export const decideJob: JobDecider = createJobDecider();
 
-function createInertScope(machine: JobMachine): AnyActorScope {
+type JobActorScope = Parameters<JobMachine["transition"]>[2];
+
+function createInertScope(machine: JobMachine): JobActorScope {
   const self = createActor(machine, { input: placeholderJob });
   return {
     self,
@@ -69,5 +71,5 @@ function createInertScope(machine: JobMachine): AnyActorScope {
     stopChild: () => {},
     actionExecutor: () => {},
     system: self.system,
-  } as unknown as AnyActorScope;
+  };
 }

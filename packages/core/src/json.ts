@@ -26,7 +26,7 @@ export function canonicalJson(value: unknown, what = "payload"): string {
       default:
         throw invalid(what, path, `a ${typeof v}`);
     }
-    const obj = v as object;
+    const obj = v;
     if (seen.has(obj)) throw invalid(what, path, "a cycle");
     seen.add(obj);
     try {

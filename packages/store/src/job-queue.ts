@@ -91,7 +91,7 @@ export interface EnqueueResult {
 export type ClaimedJob = Job & { readonly state: "leased"; readonly owner: string; readonly leaseUntil: number };
 
 /** Delivers a job downstream. Only a return of exactly `true` is success (SPEC J5). */
-export type Sender = (job: ClaimedJob) => Promise<unknown> | unknown;
+export type Sender = (job: ClaimedJob) => unknown;
 
 /** What one `runOnce` did. */
 export type RunOnceResult =

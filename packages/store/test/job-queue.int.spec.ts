@@ -96,7 +96,7 @@ describe("J2 enqueue", () => {
     ["fractional attempts", { id: "a", payload: 1, maxAttempts: 1.5 }, "VERQ_INVALID_ARGUMENT"],
   ])("J2: rejects %s with a stable code and changes nothing", async (_what, input, code) => {
     await queue.enqueue({ id: "existing", payload: { quantity: 1 } });
-    await expectUnchangedAfter(() => queue.enqueue(input as Parameters<JobQueue["enqueue"]>[0]), code);
+    await expectUnchangedAfter(() => queue.enqueue(input), code);
   });
 });
 

@@ -55,7 +55,7 @@ function withStatementCache(db: Database.Database): SqliteDatabase {
     prepare: (text: string): SqliteStatement => {
       let statement = cache.get(text);
       if (statement === undefined) {
-        statement = db.prepare(text) as unknown as SqliteStatement;
+        statement = db.prepare(text);
         if (cache.size > 500) cache.clear();
         cache.set(text, statement);
       }

@@ -20,5 +20,5 @@ export async function migrateToLatest(db: Kysely<VerqDatabase>, dialect: StoreDi
     migrationLockTableName: "verq_migrations_lock",
   });
   const { error } = await migrator.migrateToLatest();
-  if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
+  if (error !== undefined) throw error instanceof Error ? error : new Error("migration failed", { cause: error });
 }
