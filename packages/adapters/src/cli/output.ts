@@ -1,0 +1,49 @@
+import { coerceError, isVerqError } from "@verq/core";
+import { EXIT, type ExitCode } from "./exit-codes.ts";
+
+/** Where a command writes; tests pass their own to capture output. */
+export interface CliIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+}
+
+/** What every area's command registration receives. */
+export interface CliContext {
+  readonly io: CliIo;
+  /** Sets the process exit code (tests capture it instead). */
+  readonly setExitCode: (code: number) => void;
+}
+
+export const processIo: CliIo = {
+  out: (text) => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`),
+  err: (text) => process.stderr.write(text.endsWith("\n") ? text : `${text}\n`),
+};
+
+/** Prints `value` as one line of JSON (for `--json`) or as the human text `human()` makes. */
+export function emit(io: CliIo, json: boolean, value: unknown, human: () => string): void {
+  io.out(json ? JSON.stringify(value) : human());
+}
+
+const CODE_EXITS: Record<string, ExitCode> = {
+  VERQ_UNKNOWN_JOB: EXIT.notFound,
+  VERQ_UNKNOWN_GUID: EXIT.notFound,
+  VERQ_FILE_NOT_FOUND: EXIT.notFound,
+  VERQ_INVALID_ARGUMENT: EXIT.usage,
+  VERQ_INVALID_ID: EXIT.usage,
+  VERQ_INVALID_PAYLOAD: EXIT.usage,
+  VERQ_INVALID_LEASE: EXIT.usage,
+  VERQ_INVALID_NOTE: EXIT.usage,
+  VERQ_INVALID_DEADLINE: EXIT.usage,
+};
+
+/**
+ * Reports an error the way every command does: `verq: CODE: message` on stderr (or
+ * `{"error":{"code","message"}}` on stdout with `--json`) and returns the exit code for it.
+ */
+export function reportError(io: CliIo, json: boolean, error: unknown): ExitCode {
+  const e = coerceError(error);
+  const code = isVerqError(e) ? e.code : "VERQ_UNEXPECTED";
+  if (json) io.out(JSON.stringify({ error: { code, message: e.message } }));
+  else io.err(`verq: ${code}: ${e.message}`);
+  return CODE_EXITS[code] ?? (isVerqError(e) ? EXIT.refused : EXIT.failed);
+}
