@@ -50,10 +50,25 @@ export interface CountersTable {
   value: number;
 }
 
+/** One receipt per idempotency key: the first answer, replayed for every repeat. */
+export interface ReceiptsTable {
+  key: string;
+  response: string;
+  at_ms: number;
+}
+
+/** The sample business effect of the idempotent receiver. */
+export interface InventoryTable {
+  item: string;
+  quantity: number;
+}
+
 /** The whole database as Kysely sees it. */
 export interface VerqDatabase {
   events: EventsTable;
   jobs: JobsTable;
   redrives: RedrivesTable;
   counters: CountersTable;
+  receipts: ReceiptsTable;
+  inventory: InventoryTable;
 }

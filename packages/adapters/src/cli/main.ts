@@ -1,5 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { EXIT } from "./exit-codes.ts";
+import { registerJobsCommands } from "./jobs-commands.ts";
+import { registerReceiverCommands } from "./receiver-commands.ts";
 import { processIo, type CliContext, type CliIo } from "./output.ts";
 
 /**
@@ -14,7 +16,8 @@ export function buildProgram(io: CliIo = processIo, setExitCode: (code: number) 
     .exitOverride();
   const context: CliContext = { io, setExitCode };
   // Each area registers its subcommands here, one line each (register<Area>Commands(program, context)).
-  void context;
+  registerJobsCommands(program, context);
+  registerReceiverCommands(program, context);
   return program;
 }
 

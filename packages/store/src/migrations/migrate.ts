@@ -2,11 +2,13 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from "k
 import type { StoreDialect } from "../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../schema.ts";
 import * as initial from "./001-initial.ts";
+import * as receiver from "./004-receiver.ts";
 
 /** Every migration in order. Names sort; never rename or edit one that has shipped. */
 function migrationsFor(dialect: StoreDialect): Record<string, Migration> {
   return {
     "001-initial": { up: (db) => initial.up(db as Kysely<VerqDatabase>, dialect) },
+    "004-receiver": { up: (db) => receiver.up(db as Kysely<VerqDatabase>) },
   };
 }
 

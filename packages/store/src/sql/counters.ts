@@ -2,7 +2,7 @@ import { sql, type Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 
 /** Names of the operational counters. */
-export type CounterName = "job.staleFinishesRefused";
+export type CounterName = "job.staleFinishesRefused" | "receiver.requests" | "receiver.effects";
 
 /** Adds `by` to a counter, creating it at `by` (insert-or-update, portable to PostgreSQL). */
 export async function bumpCounter(db: Kysely<VerqDatabase>, name: CounterName, by = 1): Promise<void> {

@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root, wherever the clone lives. */
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
+const BIN = "packages/adapters/src/cli/bin.ts";
+
+/** The result of a `verq` process that ran to its end. */
+export interface VerqRun {
+  readonly status: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the real `verq` CLI as a child process and waits for it to exit. */
+export function runVerq(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<VerqRun> {
+  const child = spawnVerq(args, env);
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolvePromise, reject) => {
+    child.once("error", reject);
+    child.once("close", (status, signal) => resolvePromise({ status, signal, stdout, stderr }));
+  });
+}
+
+/** Starts the real `verq` CLI as a long-running child process. */
+export function spawnVerq(args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", BIN, ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, VERQ_FAILPOINTS: "", VERQ_NOW_MS: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+/** A running `verq receiver serve` and its URL. */
+export interface RunningReceiver {
+  readonly url: string;
+  readonly process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `verq receiver serve --port 0` on `db` and waits until it prints its address. */
+export async function startReceiver(db: string): Promise<RunningReceiver> {
+  const child = spawnVerq(["receiver", "serve", "--db", db, "--port", "0"]);
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    let seen = "";
+    const timer = setTimeout(() => reject(new Error(`receiver did not start: ${seen}`)), 30_000);
+    child.stdout?.on("data", (c: Buffer) => {
+      seen += c.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(seen);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolvePromise(`${match[1]}/`);
+      }
+    });
+    child.stderr?.on("data", (c: Buffer) => (seen += c.toString()));
+    child.once("exit", () => reject(new Error(`receiver exited: ${seen}`)));
+  });
+  return {
+    url,
+    process: child,
+    stop: () =>
+      new Promise<void>((resolvePromise) => {
+        if (child.exitCode !== null) return resolvePromise();
+        child.once("exit", () => resolvePromise());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/** A fresh temporary folder, removed by the returned function. */
+export function tempDir(prefix = "verq-test-"): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
