@@ -1,5 +1,5 @@
 import { BadAck, Permanent, Retryable } from "@verq/core";
-import type { ClaimedJob, Sender } from "@verq/store";
+import type { ClaimedJob } from "@verq/store";
 
 /** Where and how an HTTP sender delivers jobs. */
 export interface HttpSenderOptions {
@@ -17,7 +17,7 @@ export interface HttpSenderOptions {
  * - 408, 429, 5xx, a timeout or a network error → `Retryable`;
  * - any other status (other 4xx, a redirect) → `Permanent`.
  */
-export function createHttpSender(options: HttpSenderOptions): Sender {
+export function createHttpSender(options: HttpSenderOptions): (job: ClaimedJob) => Promise<true> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   return async (job: ClaimedJob): Promise<true> => {
     let response: Response;
