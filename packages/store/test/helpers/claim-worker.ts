@@ -1,0 +1,77 @@
+/**
+ * Child process of the multi-process claim test (SPEC J3). Usage:
+ *
+ *   node --import tsx claim-worker.ts <db> <owner> <claims.jsonl> <seed> <leaseMs> <idleMs> [wal|delete]
+ *
+ * Prints `ready` once the store is open, waits for `go` on stdin (so both workers start
+ * together), then claims in a tight loop with short leases. Every claim is written to
+ * `<claims.jsonl>` (synchronously, before anything else happens to the job) as
+ * `{"kind":"claim","id","token","owner"}`; every finish as `{"kind":"finish","id","token","outcome","accepted"}`.
+ * Per claim it picks: finish ok, finish retry, finish permanent, finish late (after the lease
+ * has run out), or abandon (no finish at all: a worker that died). It stops when nothing has
+ * been due for `idleMs`, prints a summary line `done {...}` and exits 0. Any error escapes and
+ * exits non-zero (e.g. VERQ_STORE_BUSY if the store's busy retry were missing).
+ */
+import fs from "node:fs";
+import readline from "node:readline";
+import { seededRng, type FinishOutcome } from "@verq/core";
+import { JobQueue, openStore } from "@verq/store";
+
+const [dbPath, owner, outFile, seedText, leaseText, idleText, journalText] = process.argv.slice(2);
+if (dbPath === undefined || owner === undefined || outFile === undefined) {
+  throw new Error("usage: claim-worker.ts <db> <owner> <claims.jsonl> <seed> <leaseMs> <idleMs> [wal|delete]");
+}
+const journalMode = journalText === "delete" ? "delete" : "wal";
+const leaseMs = Number(leaseText ?? 5);
+const idleMs = Number(idleText ?? 300);
+const rng = seededRng(Number(seedText ?? 1));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+const store = await openStore({ path: dbPath, journalMode });
+const queue = new JobQueue(store, {
+  rng,
+  defaultLeaseMs: leaseMs,
+  // Retries come back within milliseconds, so tokens climb during the run.
+  backoff: { baseMs: 1, factor: 2, maxMs: 8, jitter: "full" },
+});
+const out = fs.openSync(outFile, "a");
+const record = (line: object): void => void fs.writeSync(out, `${JSON.stringify(line)}\n`);
+
+process.stdout.write("ready\n");
+const input = readline.createInterface({ input: process.stdin });
+for await (const line of input) if (line.trim() === "go") break;
+input.close();
+
+const counts = { claims: 0, finished: 0, refused: 0, abandoned: 0, idlePolls: 0 };
+let lastProgress = Date.now();
+for (;;) {
+  const job = await queue.claim(owner);
+  if (job === null) {
+    if (Date.now() - lastProgress >= idleMs) break;
+    counts.idlePolls++;
+    await sleep(1);
+    continue;
+  }
+  lastProgress = Date.now();
+  counts.claims++;
+  record({ kind: "claim", id: job.id, token: job.token, owner: job.owner });
+
+  const roll = rng();
+  if (roll < 0.2) {
+    counts.abandoned++;
+    continue;
+  }
+  let outcome: FinishOutcome = "ok";
+  if (roll < 0.45) outcome = "retry";
+  else if (roll < 0.5) outcome = "permanent";
+  // A slow worker: the lease runs out first, and another claimer may have taken the job over.
+  if (rng() < 0.15) await sleep(leaseMs + 1);
+  const accepted = await queue.finish(job.id, job.token, outcome);
+  record({ kind: "finish", id: job.id, token: job.token, outcome, accepted });
+  if (accepted) counts.finished++;
+  else counts.refused++;
+}
+
+fs.closeSync(out);
+await store.close();
+process.stdout.write(`done ${JSON.stringify(counts)}\n`);
