@@ -1,0 +1,77 @@
+import fc from "fast-check";
+import { checkInvariants } from "./check-invariants.ts";
+import { expectVerqError } from "./expect-verq-error.ts";
+import type { JobsCommand } from "./jobs-command.ts";
+import { JOB_IDS, type JobsModel } from "./jobs-model.ts";
+import type { JobsReal } from "./jobs-real.ts";
+import { modelEqual } from "./model-assert.ts";
+import { storeSnapshot } from "./store-snapshot.ts";
+
+/**
+ * J2: enqueues `id`. A new id is created pending; an existing id with the same payload (keys in
+ * any order) is a no-op whatever the other fields; with a different payload it throws
+ * `VERQ_ENQUEUE_CONFLICT` and changes nothing.
+ */
+export class EnqueueCommand implements JobsCommand {
+  constructor(
+    readonly id: string,
+    readonly sku: string,
+    readonly qty: number,
+    readonly qtyFirst: boolean,
+    readonly maxAttempts: number,
+    readonly deadlineInMs: number,
+    readonly availableInMs: number,
+  ) {}
+
+  static arbitrary(): fc.Arbitrary<JobsCommand> {
+    return fc
+      .record({
+        id: fc.constantFrom(...JOB_IDS),
+        sku: fc.constantFrom("A", "B"),
+        qty: fc.constantFrom(7, 8),
+        qtyFirst: fc.boolean(),
+        maxAttempts: fc.integer({ min: 1, max: 3 }),
+        deadlineInMs: fc.integer({ min: 1, max: 250 }),
+        availableInMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 30 })),
+      })
+      .map((c) => new EnqueueCommand(c.id, c.sku, c.qty, c.qtyFirst, c.maxAttempts, c.deadlineInMs, c.availableInMs));
+  }
+
+  check(): boolean {
+    return true;
+  }
+
+  async run(m: JobsModel, r: JobsReal): Promise<void> {
+    const payload = this.qtyFirst ? { qty: this.qty, sku: this.sku } : { sku: this.sku, qty: this.qty };
+    const payloadKey = `${this.sku}x${this.qty}`;
+    const input = {
+      id: this.id,
+      payload,
+      maxAttempts: this.maxAttempts,
+      deadline: m.now + this.deadlineInMs,
+      availableAt: m.now + this.availableInMs,
+    };
+    const existing = m.jobs.get(this.id);
+    if (existing === undefined) {
+      const result = await r.queue.enqueue(input);
+      const expected = m.enqueued(input);
+      modelEqual("J2 enqueue", `enqueue of new ${this.id}`, result, { created: true, job: expected });
+      m.jobs.set(this.id, expected);
+      m.payloadKeys.set(this.id, payloadKey);
+    } else {
+      const before = await storeSnapshot(r);
+      if (m.payloadKeys.get(this.id) === payloadKey) {
+        const result = await r.queue.enqueue(input);
+        modelEqual("J2 enqueue", `re-enqueue of ${this.id} with the same payload`, result, { created: false, job: existing });
+      } else {
+        await expectVerqError("J2 conflict", "VERQ_ENQUEUE_CONFLICT", () => r.queue.enqueue(input));
+      }
+      modelEqual("J2 enqueue", `re-enqueue of ${this.id} changed the store`, await storeSnapshot(r), before);
+    }
+    await checkInvariants(m, r);
+  }
+
+  toString(): string {
+    return `enqueue(${this.id}, ${this.sku}x${this.qty}, max=${this.maxAttempts}, deadline=+${this.deadlineInMs}, at=+${this.availableInMs})`;
+  }
+}

@@ -1,0 +1,32 @@
+import type fc from "fast-check";
+import { AdvanceClockCommand } from "./advance-clock.command.ts";
+import { AdvanceToLeaseBoundaryCommand } from "./advance-to-lease-boundary.command.ts";
+import { ClaimCommand } from "./claim.command.ts";
+import { EnqueueCommand } from "./enqueue.command.ts";
+import { FinishForgedCommand } from "./finish-forged.command.ts";
+import { FinishCommand } from "./finish.command.ts";
+import { HeartbeatCommand } from "./heartbeat.command.ts";
+import type { JobsCommand } from "./jobs-command.ts";
+import { RedriveCommand } from "./redrive.command.ts";
+import { WorkerDiesCommand } from "./worker-dies.command.ts";
+
+/**
+ * Every command of the jobs model, as arbitraries for `fc.commands`. Enqueues, claims and finishes
+ * are listed twice: they are what moves jobs along, and they make dead jobs common enough to redrive.
+ */
+export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
+  return [
+    EnqueueCommand.arbitrary(),
+    EnqueueCommand.arbitrary(),
+    ClaimCommand.arbitrary(),
+    ClaimCommand.arbitrary(),
+    FinishCommand.arbitrary(),
+    FinishCommand.arbitrary(),
+    FinishForgedCommand.arbitrary(),
+    HeartbeatCommand.arbitrary(),
+    AdvanceClockCommand.arbitrary(),
+    AdvanceToLeaseBoundaryCommand.arbitrary(),
+    WorkerDiesCommand.arbitrary(),
+    RedriveCommand.arbitrary(),
+  ];
+}

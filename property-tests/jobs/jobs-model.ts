@@ -1,0 +1,190 @@
+import type { DeadReason, Job, JsonValue } from "@verq/core";
+import { modelFail } from "./model-assert.ts";
+
+/** The business ids the commands draw from: few, so that re-enqueues and collisions are common. */
+export const JOB_IDS = ["job-a", "job-b", "job-c"] as const;
+/** The workers that claim, finish, heartbeat and die. */
+export const WORKERS = ["w1", "w2", "w3"] as const;
+/** The backoff of the queue under test: small, with jitter, so retries land near deadlines. */
+export const MODEL_BACKOFF = { baseMs: 10, factor: 2, maxMs: 40, jitter: "equal" } as const;
+
+/** A claim as the worker that made it remembers it; it may have gone stale since. */
+export interface HeldClaim {
+  readonly worker: string;
+  readonly id: string;
+  readonly token: number;
+}
+
+/** The audit facts of the last accepted redrive, as `stats().lastRedrive` must report them. */
+export interface ModelRedrive {
+  readonly jobId: string;
+  readonly at: number;
+  readonly note: string;
+  readonly previousToken: number;
+}
+
+/**
+ * The reference model of the job queue (SPEC J1–J6), written without the production machine:
+ * the exact projection every job must have, every token a claim handed out, every accepted
+ * finish, and what each worker believes it holds. Transitions return the expected job; the
+ * commands store it after they have checked the real queue against it.
+ */
+export class JobsModel {
+  now: number;
+  readonly jobs = new Map<string, Job>();
+  /** Identity of each job's payload, for the J2 same-payload / different-payload rule. */
+  readonly payloadKeys = new Map<string, string>();
+  /** Every token a claim handed out, per job, in order (property a). */
+  readonly tokensIssued = new Map<string, number[]>();
+  /** `id#token` of every accepted finish (property c). */
+  readonly acceptedFinishes = new Set<string>();
+  held: HeldClaim[] = [];
+  lastRedrive: ModelRedrive | null = null;
+
+  constructor(now: number) {
+    this.now = now;
+  }
+
+  /** The expected job, or a model failure when the id was never enqueued. */
+  job(id: string): Job {
+    return this.jobs.get(id) ?? modelFail("model", `job ${id} is not in the model`);
+  }
+
+  /** Jobs a claim may hand out now (J3): due pending ones, and expired leases with budget left. */
+  claimable(): Job[] {
+    return [...this.jobs.values()].filter(
+      (j) =>
+        (j.state === "pending" && j.availableAt <= this.now) ||
+        (this.leaseExpired(j) && j.attempts < j.maxAttempts),
+    );
+  }
+
+  /** Expired leases whose last attempt is spent: a claim that meets one quarantines it. */
+  doomed(): Job[] {
+    return [...this.jobs.values()].filter((j) => this.leaseExpired(j) && j.attempts >= j.maxAttempts);
+  }
+
+  /** J3: at `now == leaseUntil` the lease is expired (the boundary belongs to the next claimer). */
+  leaseExpired(job: Job): boolean {
+    return job.state === "leased" && job.leaseUntil !== null && this.now >= job.leaseUntil;
+  }
+
+  enqueued(input: { id: string; payload: JsonValue; maxAttempts: number; deadline: number; availableAt: number }): Job {
+    return {
+      id: input.id,
+      payload: input.payload,
+      state: "pending",
+      token: 0,
+      attempts: 0,
+      maxAttempts: input.maxAttempts,
+      deadline: input.deadline,
+      availableAt: input.availableAt,
+      owner: null,
+      leaseUntil: null,
+      reason: null,
+      deadSince: null,
+      orderingKey: null,
+      leaseExpiries: 0,
+      enqueuedAt: this.now,
+      updatedAt: this.now,
+      version: 1,
+    };
+  }
+
+  /** J3: token + 1, attempts + 1, owner and lease set; taking over an expired lease counts it. */
+  claimed(job: Job, owner: string, leaseMs: number): Job {
+    const takeover = job.state === "leased";
+    return {
+      ...job,
+      state: "leased",
+      token: job.token + 1,
+      attempts: job.attempts + 1,
+      owner,
+      leaseUntil: this.now + leaseMs,
+      leaseExpiries: job.leaseExpiries + (takeover ? 1 : 0),
+      updatedAt: this.now,
+      version: job.version + (takeover ? 2 : 1),
+    };
+  }
+
+  /** A claim met an expired lease whose budget is spent: the expiry, then `dead(exhausted)`. */
+  expiredExhausted(job: Job): Job {
+    return { ...this.died(job, "exhausted"), leaseExpiries: job.leaseExpiries + 1, version: job.version + 2 };
+  }
+
+  died(job: Job, reason: DeadReason): Job {
+    return {
+      ...job,
+      state: "dead",
+      owner: null,
+      leaseUntil: null,
+      reason,
+      deadSince: this.now,
+      updatedAt: this.now,
+      version: job.version + 1,
+    };
+  }
+
+  completed(job: Job): Job {
+    return { ...job, state: "done", owner: null, leaseUntil: null, updatedAt: this.now, version: job.version + 1 };
+  }
+
+  /**
+   * J4 `retry`: exhausted first, then the deadline, else pending at now + backoff. The jitter is
+   * drawn by the queue, so the model bounds it and reads the draw from `observed`.
+   */
+  retried(job: Job, observed: Job | null): Job {
+    if (job.attempts >= job.maxAttempts) return this.died(job, "exhausted");
+    const [lo, hi] = backoffRange(job.attempts);
+    if (this.now + lo >= job.deadline) return this.died(job, "deadline");
+    const mayDie = this.now + hi >= job.deadline;
+    if (mayDie && observed?.state === "dead") return this.died(job, "deadline");
+    if (observed?.state !== "pending") {
+      modelFail("J4 retry", `${job.id}: a retry with budget and time left must be pending, found ${observed?.state}`);
+    }
+    const availableAt = observed.availableAt;
+    const latest = Math.min(this.now + hi, job.deadline - 1);
+    if (availableAt < this.now + lo || availableAt > latest) {
+      modelFail("J4 retry", `${job.id}: availableAt ${availableAt} outside [${this.now + lo}, ${latest}]`);
+    }
+    return {
+      ...job,
+      state: "pending",
+      owner: null,
+      leaseUntil: null,
+      availableAt,
+      updatedAt: this.now,
+      version: job.version + 1,
+    };
+  }
+
+  heartbeated(job: Job, leaseMs: number): Job {
+    return { ...job, leaseUntil: this.now + leaseMs, updatedAt: this.now, version: job.version + 1 };
+  }
+
+  /** J6: pending, attempts 0, new deadline, due now; the token is kept. */
+  redriven(job: Job, deadline: number): Job {
+    return {
+      ...job,
+      state: "pending",
+      attempts: 0,
+      deadline,
+      availableAt: this.now,
+      reason: null,
+      deadSince: null,
+      updatedAt: this.now,
+      version: job.version + 1,
+    };
+  }
+
+  forget(claim: HeldClaim): void {
+    this.held = this.held.filter((c) => c !== claim);
+  }
+}
+
+/** The jitter range of {@link MODEL_BACKOFF} after the `attempt`-th attempt: `equal` jitter. */
+export function backoffRange(attempt: number): readonly [number, number] {
+  const raw = MODEL_BACKOFF.baseMs * MODEL_BACKOFF.factor ** Math.max(0, attempt - 1);
+  const capped = Math.min(MODEL_BACKOFF.maxMs, raw);
+  return [Math.round(capped / 2), capped];
+}

@@ -1,0 +1,62 @@
+import { assign } from "xstate";
+import { createJobDecider, evolveJob, jobEvents, jobMachine, type JobDecider, type JobMachineContext } from "@verq/core";
+
+/**
+ * Deliberately broken job machines. Each breaks one rule the property suite claims to guard;
+ * `mutants.spec.ts` asserts that the suite fails on every one of them.
+ */
+export const jobMutants: Readonly<Record<string, JobDecider>> = {
+  /**
+   * J6 broken: a redrive starts the token again from 0, so an old token becomes valid again.
+   * Caught as: enqueue(max=1) → claim → finish(retry) → dead(exhausted) → redrive: "[a tokens]
+   * token after a redrive (it is never reset): expected 1, got 0".
+   */
+  "redrive resets the token": createJobDecider(
+    jobMachine.provide({
+      actions: {
+        redrive: assign(({ context, event }) => {
+          if (event.type !== "job.redrive") return {};
+          const redriven = jobEvents.redriven({
+            previousToken: context.job.token,
+            note: event.note,
+            deadline: event.deadline,
+            at: event.now,
+          });
+          const job = { ...evolveJob(context.job, redriven), token: 0 };
+          return { job, emitted: [...context.emitted, redriven] } satisfies Partial<JobMachineContext>;
+        }),
+      },
+    }),
+  ),
+  /**
+   * J4 broken: finish accepts any token, so a stale worker's late finish wins.
+   * Caught as: claim(w1) → lease expires → claim(w1) again (token 2) → finish with the first
+   * claim's token 1: "[b J4] finish(job-a, token 1, ok) was accepted; the job is leased with token 2".
+   */
+  "finish ignores the token": createJobDecider(jobMachine.provide({ guards: { tokenMatches: () => true } })),
+  /**
+   * J3 broken: the lease boundary belongs to the old holder (`now > leaseUntil` to expire).
+   * Caught as: claim → clock exactly at leaseUntil → claim: the model expects the expired last
+   * attempt to be quarantined, the mutant keeps the lease ("state expected dead, got leased").
+   */
+  "lease boundary off by one": createJobDecider(
+    jobMachine.provide({
+      guards: {
+        leaseExpired: ({ context, event }) => context.job.leaseUntil !== null && event.now > context.job.leaseUntil,
+      },
+    }),
+  ),
+  /**
+   * J4 broken: the deadline is checked before the attempt budget.
+   * Caught as: enqueue(max=1, deadline=+1) → claim → finish(retry): "reason expected exhausted, got deadline".
+   */
+  "deadline checked before the budget": createJobDecider(
+    jobMachine.provide({
+      guards: {
+        attemptsExhausted: ({ context, event }) =>
+          context.job.attempts >= context.job.maxAttempts &&
+          !(event.type === "job.finish" && event.now + event.retryDelayMs >= context.job.deadline),
+      },
+    }),
+  ),
+};

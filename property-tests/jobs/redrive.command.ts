@@ -1,0 +1,79 @@
+import fc from "fast-check";
+import type { VerqErrorCode } from "@verq/core";
+import { checkInvariants } from "./check-invariants.ts";
+import { expectVerqError } from "./expect-verq-error.ts";
+import type { JobsCommand } from "./jobs-command.ts";
+import { JOB_IDS, type JobsModel } from "./jobs-model.ts";
+import type { JobsReal } from "./jobs-real.ts";
+import { modelEqual } from "./model-assert.ts";
+import { storeSnapshot } from "./store-snapshot.ts";
+
+/** Ticket ids an operator may write (SPEC J6). */
+const VALID_NOTES = ["OPS-1", "INC#42", "JIRA:PAY-77"] as const;
+/** Notes that must be refused: free text, empty, a line break, non-ASCII. */
+const INVALID_NOTES = ["fixed it", "", "OPS-1\nDROP", "Müller-1"] as const;
+
+/**
+ * J6: an operator redrives `id` with a note and a deadline `deadlineInMs` after now. Only a dead
+ * job is redriven (`VERQ_NOT_DEAD` otherwise), only with a ticket-id note (`VERQ_INVALID_NOTE`)
+ * and a future deadline (`VERQ_INVALID_DEADLINE`); a refusal changes nothing. An accepted redrive
+ * returns its audit record and makes the job pending with attempts 0, keeping the token.
+ */
+export class RedriveCommand implements JobsCommand {
+  constructor(
+    readonly id: string,
+    readonly note: string,
+    readonly noteIsValid: boolean,
+    readonly deadlineInMs: number,
+  ) {}
+
+  static arbitrary(): fc.Arbitrary<JobsCommand> {
+    const note = fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...VALID_NOTES).map((n) => ({ note: n, valid: true })) },
+      { weight: 1, arbitrary: fc.constantFrom(...INVALID_NOTES).map((n) => ({ note: n, valid: false })) },
+    );
+    const deadlineInMs = fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 5, arbitrary: fc.integer({ min: 1, max: 250 }) });
+    return fc
+      .record({ id: fc.constantFrom(...JOB_IDS), note, deadlineInMs })
+      .map((c) => new RedriveCommand(c.id, c.note.note, c.note.valid, c.deadlineInMs));
+  }
+
+  check(): boolean {
+    return true;
+  }
+
+  async run(m: JobsModel, r: JobsReal): Promise<void> {
+    const job = m.jobs.get(this.id);
+    const deadline = m.now + this.deadlineInMs;
+    const refusal: VerqErrorCode | null =
+      job === undefined
+        ? "VERQ_UNKNOWN_JOB"
+        : job.state !== "dead"
+          ? "VERQ_NOT_DEAD"
+          : !this.noteIsValid
+            ? "VERQ_INVALID_NOTE"
+            : this.deadlineInMs <= 0
+              ? "VERQ_INVALID_DEADLINE"
+              : null;
+    if (job === undefined || refusal !== null) {
+      const before = await storeSnapshot(r);
+      await expectVerqError(`J6 ${refusal}`, refusal ?? "VERQ_UNKNOWN_JOB", () =>
+        r.queue.redrive(this.id, { note: this.note, deadline }),
+      );
+      modelEqual("J6 refusal", `a redrive refused as ${refusal} changed the store`, await storeSnapshot(r), before);
+    } else {
+      const record = await r.queue.redrive(this.id, { note: this.note, deadline });
+      const audit = { jobId: this.id, previousToken: job.token, at: m.now, note: this.note };
+      modelEqual("J6 redrive", `audit record of the redrive of ${this.id}`, record, { ...audit, deadline });
+      const token = (await r.queue.get(this.id))?.token;
+      modelEqual("a tokens", `token of ${this.id} after a redrive (it is never reset)`, token, job.token);
+      m.jobs.set(this.id, m.redriven(job, deadline));
+      m.lastRedrive = audit;
+    }
+    await checkInvariants(m, r);
+  }
+
+  toString(): string {
+    return `redrive(${this.id}, ${JSON.stringify(this.note)}, deadline=+${this.deadlineInMs})`;
+  }
+}
