@@ -201,9 +201,11 @@ export class JobQueue {
   async claim(owner: string, options: { leaseMs?: number } = {}): Promise<ClaimedJob | null> {
     checkIdentifier(owner, "the owner", "VERQ_INVALID_ARGUMENT");
     const leaseMs = checkLeaseMs(options.leaseMs ?? this.#defaultLeaseMs);
-    const now = this.#clock.now();
-    const command = jobCommands.claim({ owner, leaseMs, now });
     return this.#store.transaction(async (trx) => {
+      // Read the clock once the write lock is held: time spent waiting for another process
+      // must not be taken out of the lease being handed out.
+      const now = this.#clock.now();
+      const command = jobCommands.claim({ owner, leaseMs, now });
       for (;;) {
         const candidates = await selectClaimCandidates(trx, this.#store.dialect, now, 8);
         let progressed = false;
@@ -228,8 +230,8 @@ export class JobQueue {
     checkIdentifier(id, "a job id");
     checkToken(token);
     checkOutcome(outcome);
-    const now = this.#clock.now();
     return this.#store.transaction(async (trx) => {
+      const now = this.#clock.now();
       const job = await this.#requireJob(trx, id);
       const retryDelayMs = backoffDelay(this.#backoff, job.attempts, this.#rng);
       const decision = this.#decide(job, jobCommands.finish({ token, outcome, retryDelayMs, now }));
@@ -250,8 +252,8 @@ export class JobQueue {
     checkIdentifier(id, "a job id");
     checkToken(token);
     checkLeaseMs(leaseMs);
-    const now = this.#clock.now();
     return this.#store.transaction(async (trx) => {
+      const now = this.#clock.now();
       const job = await this.#requireJob(trx, id);
       const decision = this.#decide(job, jobCommands.heartbeat({ token, leaseMs, now }));
       if (!decision.accepted) return false;
@@ -293,8 +295,8 @@ export class JobQueue {
   async redrive(id: string, options: { note: string; deadline?: number }): Promise<RedriveRecord> {
     checkIdentifier(id, "a job id");
     if (options?.deadline !== undefined) checkTime(options.deadline, "the deadline");
-    const now = this.#clock.now();
     return this.#store.transaction(async (trx) => {
+      const now = this.#clock.now();
       const job = await this.#requireJob(trx, id);
       const deadline = options.deadline ?? now + Math.max(1, job.deadline - job.enqueuedAt);
       const decision = this.#decide(job, jobCommands.redrive({ note: options.note, deadline, now }));

@@ -2,9 +2,11 @@ import Database from "better-sqlite3";
 import {
   CompiledQuery,
   Kysely,
+  SqliteAdapter,
   SqliteDialect,
   SqliteDriver,
   type DatabaseConnection,
+  type DialectAdapter,
   type Driver,
   type SqliteDatabase,
   type SqliteStatement,
@@ -32,6 +34,18 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/**
+ * SQLite runs DDL inside transactions, but Kysely's adapter says it does not, so its migrator
+ * would run migrations outside any transaction with a no-op lock: two processes opening one
+ * fresh file would both create the tables. Saying yes makes the migrator run the whole batch in
+ * one `BEGIN IMMEDIATE` transaction, so the second process waits and then finds it done.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
   constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
@@ -40,6 +54,9 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
   override createDriver(): Driver {
     return new ImmediateSqliteDriver(this.#config);
+  }
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
 
@@ -78,6 +95,9 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteHan
   if (path !== ":memory:") raw.pragma(`journal_mode = ${journalMode}`);
   raw.pragma(`synchronous = ${options.synchronous ?? (journalMode === "wal" ? "normal" : "full")}`);
   raw.pragma("foreign_keys = on");
+  // REPLACE deletes the conflicting row; only with recursive triggers does that delete meet the
+  // append-only trigger, so `INSERT OR REPLACE` cannot rewrite an event either.
+  raw.pragma("recursive_triggers = on");
   const db = new Kysely<VerqDatabase>({
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }),
   });
