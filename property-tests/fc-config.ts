@@ -16,6 +16,7 @@ export interface FcDefaults {
  *
  * - `FC_SEED`: the seed (an integer); in CI (`CI=true`) {@link CI_SEED} when unset, else time-based;
  * - `FC_PATH`: replay path of a counterexample (use with the `FC_SEED` it was printed with);
+ *   a model-based property also needs `FC_REPLAY_PATH` (see {@link commandsReplayPath});
  * - `FC_NUM_RUNS`: number of runs, `defaults.numRuns` when unset;
  * - `FC_TIME_LIMIT_MS`: interrupt (as a failure) after this long, 45 s by default.
  *
@@ -31,7 +32,8 @@ export function fcConfig<T>(name: string, defaults: FcDefaults): fc.Parameters<T
   if (numRuns < 1) throw new RangeError("FC_NUM_RUNS must be at least 1");
   const timeLimitMs = readInteger("FC_TIME_LIMIT_MS") ?? defaults.timeLimitMs ?? 45_000;
   const path = env["FC_PATH"] === undefined || env["FC_PATH"] === "" ? undefined : env["FC_PATH"];
-  console.log(`[fc] ${name} seed=${seed} numRuns=${numRuns}${path === undefined ? "" : ` path=${path}`}`);
+  const replay = [path === undefined ? "" : ` path=${path}`, commandsReplayPath() === undefined ? "" : ` replayPath=${commandsReplayPath()}`];
+  console.log(`[fc] ${name} seed=${seed} numRuns=${numRuns}${replay.join("")}`);
   return {
     seed,
     numRuns,
@@ -39,6 +41,19 @@ export function fcConfig<T>(name: string, defaults: FcDefaults): fc.Parameters<T
     includeErrorInReport: true,
     plugins: [fc.interruptAfterTimeLimit(timeLimitMs, { failOnInterrupt: true })],
   };
+}
+
+/**
+ * `FC_REPLAY_PATH`, for `fc.commands({ replayPath })`: the `replayPath="…"` that fast-check
+ * prints inside a command counterexample. Replaying a command sequence with `FC_SEED` and
+ * `FC_PATH` alone fails with "Unable to replay, got wrong path", because which commands ran is
+ * part of the path.
+ *
+ * @example FC_SEED=42 FC_PATH="62:0:7" FC_REPLAY_PATH="ECADAACCABAGAKCv:qqK" npx vitest run property-tests/jobs
+ */
+export function commandsReplayPath(): string | undefined {
+  const path = process.env["FC_REPLAY_PATH"];
+  return path === undefined || path === "" ? undefined : path;
 }
 
 function isCi(): boolean {

@@ -28,5 +28,6 @@ export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
     AdvanceToLeaseBoundaryCommand.arbitrary(),
     WorkerDiesCommand.arbitrary(),
     RedriveCommand.arbitrary(),
+    RedriveCommand.arbitrary(),
   ];
 }

@@ -47,6 +47,32 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
     }),
   ),
   /**
+   * J3 broken: a claim hands out the job's current token instead of the next one.
+   * Caught as: enqueue → claim: "[a tokens] claim of job-a handed out token 0 after tokens []".
+   */
+  "claim keeps the token": createJobDecider(
+    jobMachine.provide({
+      actions: {
+        claim: assign(({ context, event }) => {
+          if (event.type !== "job.claim") return {};
+          const claimed = jobEvents.claimed({
+            token: context.job.token,
+            owner: event.owner,
+            leaseUntil: event.now + event.leaseMs,
+            at: event.now,
+          });
+          return { job: evolveJob(context.job, claimed), emitted: [...context.emitted, claimed] } satisfies Partial<JobMachineContext>;
+        }),
+      },
+    }),
+  ),
+  /**
+   * Lease renewal broken: a heartbeat with the current token revives a lease that has expired.
+   * Caught as: claim(w1, lease=L) → clock at leaseUntil → heartbeat(w1's claim):
+   * "[heartbeat] heartbeat(job-a, token 1) at … returned true".
+   */
+  "heartbeat revives an expired lease": createJobDecider(jobMachine.provide({ guards: { leaseHeld: () => true } })),
+  /**
    * J4 broken: the deadline is checked before the attempt budget.
    * Caught as: enqueue(max=1, deadline=+1) → claim → finish(retry): "reason expected exhausted, got deadline".
    */

@@ -14,14 +14,15 @@ const VALID_NOTES = ["OPS-1", "INC#42", "JIRA:PAY-77"] as const;
 const INVALID_NOTES = ["fixed it", "", "OPS-1\nDROP", "Müller-1"] as const;
 
 /**
- * J6: an operator redrives `id` with a note and a deadline `deadlineInMs` after now. Only a dead
+ * J6: an operator redrives a job with a note and a deadline `deadlineInMs` after now. The job is
+ * `target`: a business id (often not dead), or an index into the dead jobs. Only a dead
  * job is redriven (`VERQ_NOT_DEAD` otherwise), only with a ticket-id note (`VERQ_INVALID_NOTE`)
  * and a future deadline (`VERQ_INVALID_DEADLINE`); a refusal changes nothing. An accepted redrive
  * returns its audit record and makes the job pending with attempts 0, keeping the token.
  */
 export class RedriveCommand implements JobsCommand {
   constructor(
-    readonly id: string,
+    readonly target: string | { readonly dead: number },
     readonly note: string,
     readonly noteIsValid: boolean,
     readonly deadlineInMs: number,
@@ -33,17 +34,30 @@ export class RedriveCommand implements JobsCommand {
       { weight: 1, arbitrary: fc.constantFrom(...INVALID_NOTES).map((n) => ({ note: n, valid: false })) },
     );
     const deadlineInMs = fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 5, arbitrary: fc.integer({ min: 1, max: 250 }) });
+    const target = fc.oneof(
+      { weight: 2, arbitrary: fc.nat({ max: 7 }).map((dead) => ({ dead })) },
+      { weight: 1, arbitrary: fc.constantFrom(...JOB_IDS) },
+    );
     return fc
-      .record({ id: fc.constantFrom(...JOB_IDS), note, deadlineInMs })
-      .map((c) => new RedriveCommand(c.id, c.note.note, c.note.valid, c.deadlineInMs));
+      .record({ target, note, deadlineInMs })
+      .map((c) => new RedriveCommand(c.target, c.note.note, c.note.valid, c.deadlineInMs));
   }
 
-  check(): boolean {
-    return true;
+  /** The business id this redrive is for, or `null` when it targets a dead job and none is dead. */
+  id(m: Readonly<JobsModel>): string | null {
+    if (typeof this.target === "string") return this.target;
+    const dead = [...m.jobs.values()].filter((j) => j.state === "dead").map((j) => j.id).sort();
+    return dead[this.target.dead % Math.max(1, dead.length)] ?? null;
+  }
+
+  check(m: Readonly<JobsModel>): boolean {
+    return this.id(m) !== null;
   }
 
   async run(m: JobsModel, r: JobsReal): Promise<void> {
-    const job = m.jobs.get(this.id);
+    const id = this.id(m);
+    if (id === null) throw new Error("RedriveCommand ran without a target");
+    const job = m.jobs.get(id);
     const deadline = m.now + this.deadlineInMs;
     const refusal: VerqErrorCode | null =
       job === undefined
@@ -58,22 +72,23 @@ export class RedriveCommand implements JobsCommand {
     if (job === undefined || refusal !== null) {
       const before = await storeSnapshot(r);
       await expectVerqError(`J6 ${refusal}`, refusal ?? "VERQ_UNKNOWN_JOB", () =>
-        r.queue.redrive(this.id, { note: this.note, deadline }),
+        r.queue.redrive(id, { note: this.note, deadline }),
       );
       modelEqual("J6 refusal", `a redrive refused as ${refusal} changed the store`, await storeSnapshot(r), before);
     } else {
-      const record = await r.queue.redrive(this.id, { note: this.note, deadline });
-      const audit = { jobId: this.id, previousToken: job.token, at: m.now, note: this.note };
-      modelEqual("J6 redrive", `audit record of the redrive of ${this.id}`, record, { ...audit, deadline });
-      const token = (await r.queue.get(this.id))?.token;
-      modelEqual("a tokens", `token of ${this.id} after a redrive (it is never reset)`, token, job.token);
-      m.jobs.set(this.id, m.redriven(job, deadline));
+      const record = await r.queue.redrive(id, { note: this.note, deadline });
+      const audit = { jobId: id, previousToken: job.token, at: m.now, note: this.note };
+      modelEqual("J6 redrive", `audit record of the redrive of ${id}`, record, { ...audit, deadline });
+      const token = (await r.queue.get(id))?.token;
+      modelEqual("a tokens", `token of ${id} after a redrive (it is never reset)`, token, job.token);
+      m.jobs.set(id, m.redriven(job, deadline));
       m.lastRedrive = audit;
     }
     await checkInvariants(m, r);
   }
 
   toString(): string {
-    return `redrive(${this.id}, ${JSON.stringify(this.note)}, deadline=+${this.deadlineInMs})`;
+    const target = typeof this.target === "string" ? this.target : `dead#${this.target.dead}`;
+    return `redrive(${target}, ${JSON.stringify(this.note)}, deadline=+${this.deadlineInMs})`;
   }
 }

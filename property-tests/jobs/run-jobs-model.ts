@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import type { JobDecider } from "@verq/core";
-import { fcConfig } from "../fc-config.ts";
+import { commandsReplayPath, fcConfig } from "../fc-config.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import { checkRebuild } from "./check-rebuild.ts";
 import { jobsCommands } from "./jobs-commands.ts";
@@ -29,9 +29,14 @@ export interface RunJobsModelOptions {
  */
 export async function runJobsModel(options: RunJobsModelOptions = {}): Promise<void> {
   const name = options.name ?? "jobs-model";
+  const replayPath = commandsReplayPath();
   const property = fc.asyncProperty(
     fc.nat(),
-    fc.commands(jobsCommands(), { maxCommands: options.maxCommands ?? 50, size: "max" }),
+    fc.commands(jobsCommands(), {
+      maxCommands: options.maxCommands ?? 50,
+      size: "max",
+      ...(replayPath === undefined ? {} : { replayPath }),
+    }),
     async (rngSeed, commands) => {
       const real = await createJobsReal({ rngSeed, ...(options.decider === undefined ? {} : { decider: options.decider }) });
       try {

@@ -31,3 +31,83 @@ export { jobMachine, type JobMachine, type JobMachineContext, type JobRefusal } 
 export type { DeadReason, FinishOutcome, Job, JobState } from "./job.types.ts";
 export { seededRng, type Rng } from "./random.ts";
 export { REDRIVE_NOTE_MAX_LENGTH, REDRIVE_NOTE_PATTERN, isValidRedriveNote } from "./redrive-note.ts";
+export {
+  classifyCoreCall,
+  classifyInquiry,
+  readChannelRequest,
+  readCoreAnswer,
+  relayAnswer,
+  type ChannelRequest,
+  type ChannelRequestProblem,
+  type CoreCallResult,
+  type CoreInquiryResult,
+  type CoreOutcome,
+  type InquiryAnswer,
+} from "./guid.answer.ts";
+export { GUID_CODES, isDefiniteCode, type GuidCode } from "./guid.codes.ts";
+export {
+  guidCommands,
+  type GuidCommand,
+  type PurgeCommand,
+  type RecordCommand,
+  type RecoverCommand,
+  type RepeatCommand,
+  type ReprocessCommand,
+  type ResolveCommand,
+  type SendCommand,
+} from "./guid.commands.ts";
+export { createGuidDecider, decideGuid, type GuidDecider, type GuidDecision } from "./guid.decide.ts";
+export { GuidError, isGuidError, type GuidErrorCode } from "./guid.errors.ts";
+export {
+  GUID_EVENT_TYPES,
+  GUID_STREAM,
+  LEDGER_AUDIT_ID,
+  LEDGER_AUDIT_STREAM,
+  guidEvents,
+  type GuidEvent,
+  type GuidEventType,
+  type GuidReceived,
+  type LedgerPurged,
+  type SendReason,
+} from "./guid.events.ts";
+export { evolveGuid, foldGuid } from "./guid.evolve.ts";
+export { fingerprintRequest } from "./guid.fingerprint.ts";
+export { GUID_MAX_LENGTH, GUID_PATTERN, isValidGuid } from "./guid.input.ts";
+export { guidMachine, type GuidMachine, type GuidMachineContext, type GuidRefusal } from "./guid.machine.ts";
+export { isOldEnough, retentionCoversResendWindow } from "./guid.rules.ts";
+export { GUID_STATES, type GuidState, type LedgerEntry } from "./guid.types.ts";
+export {
+  messageCommands,
+  type MessageClaimCommand,
+  type MessageCommand,
+  type MessageRecordCommand,
+  type MessageRejectCommand,
+  type MessageReplayCommand,
+} from "./message.commands.ts";
+export { createMessageDecider, decideMessage, type MessageDecider, type MessageDecision } from "./message.decide.ts";
+export { MessageError, type MessageErrorCode } from "./message.errors.ts";
+export {
+  MESSAGE_EVENT_TYPES,
+  MESSAGE_STREAM,
+  messageEvents,
+  type MessageClaimed,
+  type MessageDuplicated,
+  type MessageEvent,
+  type MessageEventType,
+  type MessageRecorded,
+  type MessageRejected,
+  type MessageReplayed,
+} from "./message.events.ts";
+export { evolveMessage, foldMessage } from "./message.evolve.ts";
+export { messageMachine, type MessageMachine, type MessageMachineContext, type MessageRefusal } from "./message.machine.ts";
+export {
+  MESSAGE_ERROR_REASONS,
+  MESSAGE_STATES,
+  messageErrorKind,
+  newMessage,
+  type Message,
+  type MessageErrorKind,
+  type MessageErrorReason,
+  type MessageOutcome,
+  type MessageState,
+} from "./message.types.ts";

@@ -16,3 +16,27 @@ export type { JobStats } from "./sql/selectJobStats.ts";
 export type { StoredEvent } from "./sql/readStream.ts";
 export { VerqStore, openStore, type OpenStoreOptions } from "./store.ts";
 export { ReceiptBook, type ReceiptResult, type ReceiverCounts } from "./receipt-book.ts";
+export {
+  GuidLedger,
+  type ClaimInput,
+  type GuidClaimer,
+  type GuidLedgerOptions,
+  type LedgerChange,
+  type PurgeResult,
+  type ReceiveResult,
+  type RecoverResult,
+} from "./guid-ledger.ts";
+export type { LedgerStats } from "./sql/ledgerStats.ts";
+export {
+  FileLedger,
+  type FileLedgerOptions,
+  type MessageVerdict,
+  type ProcessedMessage,
+  type ProcessedMessageHandler,
+  type SettleInput,
+  type SettleResult,
+} from "./file-ledger.ts";
+export type { OrderCheck, OrderProblem } from "./sql/checkMessageOrder.ts";
+export type { MessageDuplicate } from "./sql/selectMessageDuplicates.ts";
+export type { MessageStats } from "./sql/messageStats.ts";
+export type { ProcessedTable } from "./sql/messageTables.ts";

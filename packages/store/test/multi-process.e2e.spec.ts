@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { readJsonLines } from "./helpers/read-jsonl.ts";
 import { helperScript, runTsChild } from "./helpers/run-ts-child.ts";
+import { projectionRows } from "./helpers/snapshot.ts";
 import { makeTempDir, type TempDir } from "./helpers/temp-dir.ts";
 
 /** What `claim-worker.ts` writes per claim and per finish. */
@@ -17,93 +18,153 @@ const IDLE_MS = 400;
 const OWNERS = ["worker-a", "worker-b"] as const;
 
 let tmp: TempDir | undefined;
-afterEach(() => tmp?.remove());
+afterEach(() => {
+  tmp?.remove();
+  tmp = undefined;
+});
 
 describe("J3 claim across processes: two OS processes, one SQLite file", () => {
   it.each(["wal", "delete"] as const)(
-    "journal %s: never hands out one (job, token) twice, tokens per job are 1..max without gaps, both processes work, no SQLITE_BUSY escapes",
+    "journal %s: no (job, token) handed out twice, tokens per job 1..max without gaps, both processes work, no SQLITE_BUSY escapes",
     async (journalMode) => {
-    tmp = makeTempDir("multi-process");
-    const dbPath = tmp.file("queue.sqlite");
-    const setup = await openStore({ path: dbPath, journalMode });
-    const queue = new JobQueue(setup);
-    for (let i = 0; i < JOBS; i++) {
-      await queue.enqueue({ id: `job-${String(i).padStart(3, "0")}`, payload: { quantity: i } });
-    }
-    await setup.close();
-
-    const children = OWNERS.map((owner, i) =>
-      runTsChild(helperScript("claim-worker.ts"), [
-        dbPath,
-        owner,
-        tmp!.file(`${owner}.jsonl`),
-        String(1_000 + i),
-        String(LEASE_MS),
-        String(IDLE_MS),
-        journalMode,
-      ]),
-    );
-    // Start both loops together, so neither drains the queue while the other is still loading.
-    await Promise.all(children.map((c) => c.waitForLine((l) => l === "ready")));
-    for (const c of children) c.process.stdin.end("go\n");
-    const codes = await Promise.all(children.map((c) => c.exited(25_000)));
-    const diagnostics = children.map((c, i) => `${OWNERS[i]}: ${c.stdout().trim()} ${c.stderr().trim()}`).join("\n");
-    expect(codes, diagnostics).toEqual([0, 0]);
-
-    const lines = OWNERS.flatMap((owner) => readJsonLines<WorkerLine>(tmp!.file(`${owner}.jsonl`)));
-    const claims = lines.filter((l) => l.kind === "claim");
-    const finishes = lines.filter((l) => l.kind === "finish");
-
-    // No (job, token) pair was handed out twice, across both processes.
-    const pairs = claims.map((c) => `${c.id}#${c.token}`);
-    expect(new Set(pairs).size).toBe(pairs.length);
-
-    // Per job, the tokens handed out are exactly 1..max: each claim added exactly 1.
-    const tokensByJob = new Map<string, number[]>();
-    for (const c of claims) tokensByJob.set(c.id, [...(tokensByJob.get(c.id) ?? []), c.token]);
-    expect(tokensByJob.size).toBe(JOBS);
-    for (const [id, tokens] of tokensByJob) {
-      const sorted = [...tokens].sort((a, b) => a - b);
-      expect(sorted, id).toEqual(sorted.map((_, i) => i + 1));
-    }
-
-    // Both processes got work, expired leases were reclaimed, and jobs moved between processes.
-    for (const owner of OWNERS) expect(claims.filter((c) => c.owner === owner).length, owner).toBeGreaterThan(0);
-    expect(Math.max(...claims.map((c) => c.token))).toBeGreaterThan(1);
-    const sharedJobs = [...tokensByJob.keys()].filter(
-      (id) => new Set(claims.filter((c) => c.id === id).map((c) => c.owner)).size === 2,
-    );
-    expect(sharedJobs.length).toBeGreaterThan(0);
-
-    const store = await openStore({ path: dbPath, journalMode });
-    try {
-      const check = new JobQueue(store);
-      // Every claim the log records was handed to exactly one process, and vice versa.
-      const logged = await sql<{ stream_id: string; data: string }>`select stream_id, data from events
-          where stream_type = ${JOB_STREAM} and type = 'job.claimed' order by position`.execute(store.db);
-      const loggedPairs = logged.rows.map((r) => {
-        const data = JSON.parse(r.data) as { token: number; owner: string };
-        return `${r.stream_id}#${data.token}@${data.owner}`;
-      });
-      expect(loggedPairs.sort()).toEqual(claims.map((c) => `${c.id}#${c.token}@${c.owner}`).sort());
-
-      // The run ended quiet: every job is done or dead, with the last token handed out.
-      for (const [id, tokens] of tokensByJob) {
-        const job = await check.get(id);
-        expect(job?.state === "done" || job?.state === "dead", `${id} is ${job?.state}`).toBe(true);
-        expect(job?.token, id).toBe(Math.max(...tokens));
-        const oks = finishes.filter((f) => f.id === id && f.outcome === "ok" && f.accepted);
-        // Fencing: a done job has exactly one accepted ok, made with its final token.
-        if (job?.state === "done") expect(oks.map((f) => f.token), id).toEqual([job.token]);
-        else expect(oks, id).toEqual([]);
+      tmp = makeTempDir("multi-process");
+      const dbPath = tmp.file("queue.sqlite");
+      const setup = await openStore({ path: dbPath, journalMode });
+      const queue = new JobQueue(setup);
+      for (let i = 0; i < JOBS; i++) {
+        await queue.enqueue({ id: `job-${String(i).padStart(3, "0")}`, payload: { quantity: i } });
       }
-      const stats = await check.stats();
-      expect(stats.leaseExpiries).toBeGreaterThan(0);
-      expect(stats.staleFinishesRefused).toBe(finishes.filter((f) => !f.accepted).length);
-    } finally {
-      await store.close();
-    }
-  },
+      await setup.close();
+
+      const files = OWNERS.map((owner) => tmp!.file(`${owner}.jsonl`));
+      const children = OWNERS.map((owner, i) =>
+        runTsChild(helperScript("claim-worker.ts"), [
+          dbPath,
+          owner,
+          files[i]!,
+          String(1_000 + i),
+          String(LEASE_MS),
+          String(IDLE_MS),
+          journalMode,
+        ]),
+      );
+      // Start both loops together, so neither drains the queue while the other is still loading.
+      await Promise.all(children.map((c) => c.waitForLine((l) => l === "ready")));
+      for (const c of children) c.process.stdin.end("go\n");
+      const codes = await Promise.all(children.map((c) => c.exited(25_000)));
+      const diagnostics = children.map((c, i) => `${OWNERS[i]}: ${c.stdout().trim()} ${c.stderr().trim()}`).join("\n");
+      expect(codes, diagnostics).toEqual([0, 0]);
+
+      const lines = files.flatMap((file) => readJsonLines<WorkerLine>(file));
+      const claims = lines.filter((l) => l.kind === "claim");
+      const finishes = lines.filter((l) => l.kind === "finish");
+
+      // No (job, token) pair was handed out twice, across both processes.
+      const pairs = claims.map((c) => `${c.id}#${c.token}`);
+      expect(new Set(pairs).size).toBe(pairs.length);
+
+      // Per job, the tokens handed out are exactly 1..max: each claim added exactly 1.
+      const tokensByJob = new Map<string, number[]>();
+      for (const c of claims) tokensByJob.set(c.id, [...(tokensByJob.get(c.id) ?? []), c.token]);
+      expect(tokensByJob.size).toBe(JOBS);
+      for (const [id, tokens] of tokensByJob) {
+        const sorted = [...tokens].sort((a, b) => a - b);
+        expect(sorted, id).toEqual(sorted.map((_, i) => i + 1));
+      }
+
+      // Both processes got work, expired leases were reclaimed, and jobs moved between processes.
+      for (const owner of OWNERS) {
+        expect(claims.filter((c) => c.owner === owner).length, diagnostics).toBeGreaterThan(0);
+      }
+      expect(Math.max(...claims.map((c) => c.token))).toBeGreaterThan(1);
+      const ownersByJob = new Map<string, Set<string>>();
+      for (const c of claims) ownersByJob.set(c.id, (ownersByJob.get(c.id) ?? new Set()).add(c.owner));
+      expect([...ownersByJob.values()].filter((owners) => owners.size === 2).length).toBeGreaterThan(0);
+
+      const store = await openStore({ path: dbPath, journalMode });
+      try {
+        const check = new JobQueue(store);
+        // Every claim the log records was handed to exactly one process, and vice versa.
+        const logged = await sql<{ stream_id: string; data: string }>`select stream_id, data from events
+            where stream_type = ${JOB_STREAM} and type = 'job.claimed' order by position`.execute(store.db);
+        const loggedClaims = logged.rows.map((r) => {
+          const data = JSON.parse(r.data) as { token: number; owner: string };
+          return `${r.stream_id}#${data.token}@${data.owner}`;
+        });
+        expect(loggedClaims.sort()).toEqual(claims.map((c) => `${c.id}#${c.token}@${c.owner}`).sort());
+
+        // The run ended quiet: every job is done or dead, with the last token handed out.
+        for (const [id, tokens] of tokensByJob) {
+          const job = await check.get(id);
+          expect(job?.state === "done" || job?.state === "dead", `${id} is ${job?.state}`).toBe(true);
+          expect(job?.token, id).toBe(Math.max(...tokens));
+          // Fencing: a done job has exactly one accepted ok, made with its final token; a dead one none.
+          const oks = finishes.filter((f) => f.id === id && f.outcome === "ok" && f.accepted).map((f) => f.token);
+          expect(oks, id).toEqual(job?.state === "done" ? [job.token] : []);
+        }
+        const stats = await check.stats();
+        expect(stats.leaseExpiries).toBeGreaterThan(0);
+        expect(stats.staleFinishesRefused).toBe(finishes.filter((f) => !f.accepted).length);
+
+        // The log two processes interleaved folds back to the same projections.
+        const live = await projectionRows(store);
+        await store.rebuildProjections();
+        expect(await projectionRows(store)).toEqual(live);
+      } finally {
+        await store.close();
+      }
+    },
     40_000,
+  );
+
+  // Regression: Kysely's Migrator on SQLite ran migrations with no transaction and no lock, so
+  // processes opening one fresh file at the same time failed with "table events already exists".
+  it(
+    "several processes opening one fresh file at the same instant all succeed",
+    async () => {
+      tmp = makeTempDir("multi-process-open");
+      const failures: string[] = [];
+      for (let round = 0; round < 3; round++) {
+        const dbPath = tmp.file(`fresh-${round}.sqlite`);
+        const children = Array.from({ length: 4 }, () => runTsChild(helperScript("open-store-once.ts"), [dbPath]));
+        await Promise.all(children.map((c) => c.waitForLine((l) => l === "ready")));
+        const startAt = Date.now() + 50;
+        for (const c of children) c.process.stdin.end(`go ${startAt}\n`);
+        const codes = await Promise.all(children.map((c) => c.exited(20_000)));
+        children.forEach((c, i) => {
+          if (codes[i] !== 0) failures.push(`round ${round}: ${c.stdout().trim()} ${c.stderr().trim()}`);
+        });
+      }
+      // Regression: journal_mode = wal used to fail at once with SQLITE_BUSY while another
+      // process converted the fresh file; openSqlite now retries it.
+      expect(failures).toEqual([]);
+    },
+    40_000,
+  );
+
+  // Regression: JobQueue.claim read the clock before its transaction, so time spent waiting for
+  // another process's write lock was taken out of the lease, and a claim could hand out a lease
+  // that had already run out (J3: the lease is held while now < leaseUntil).
+  it(
+    "a claim that waited for another process's write lock still gets its full lease",
+    async () => {
+      tmp = makeTempDir("multi-process-lease");
+      const dbPath = tmp.file("queue.sqlite");
+      const store = await openStore({ path: dbPath });
+      try {
+        const queue = new JobQueue(store);
+        await queue.enqueue({ id: "late-lease", payload: { quantity: 7 } });
+        const holder = runTsChild(helperScript("lock-holder.ts"), [dbPath, "400"]);
+        await holder.waitForLine((l) => l === "locked");
+        const job = await queue.claim("worker-a", { leaseMs: 200 });
+        const returnedAt = Date.now();
+        expect(await holder.exited()).toBe(0);
+        expect(job?.id).toBe("late-lease");
+        expect(job!.leaseUntil - returnedAt, "lease left when claim returned, ms").toBeGreaterThan(100);
+      } finally {
+        await store.close();
+      }
+    },
+    20_000,
   );
 });

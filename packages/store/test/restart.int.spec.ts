@@ -59,14 +59,10 @@ describe("J9 restart: closing and reopening the same file loses nothing", () => 
       const store = await openStore({ path, journalMode });
       try {
         const queue = deterministicQueue(store, clock);
-        const ids = (await queue.list("pending", { limit: 10_000 })).map((j) => j.id);
-        if (previous !== undefined) {
-          const allIds = Object.keys(previous.jobs);
-          expect(await observeQueue(store, queue, allIds)).toEqual(previous);
-        }
+        // What the previous process saw just before it closed is exactly what this one sees.
+        if (previous !== undefined) expect(await observeQueue(store, queue, Object.keys(previous.jobs))).toEqual(previous);
         await runRandomWorkload(queue, clock, 100 + cycle, 150);
         const everyId = (await sql<{ id: string }>`select id from jobs order by id`.execute(store.db)).rows.map((r) => r.id);
-        expect(everyId.length).toBeGreaterThanOrEqual(ids.length);
         previous = await observeQueue(store, queue, everyId);
       } finally {
         await store.close();

@@ -1,7 +1,9 @@
 import { Command, CommanderError } from "commander";
 import { EXIT } from "./exit-codes.ts";
+import { registerFilesCommands } from "./files-commands.ts";
 import { registerJobsCommands } from "./jobs-commands.ts";
 import { registerReceiverCommands } from "./receiver-commands.ts";
+import { registerRelayCommands } from "./relay-commands.ts";
 import { processIo, type CliContext, type CliIo } from "./output.ts";
 
 /**
@@ -18,6 +20,8 @@ export function buildProgram(io: CliIo = processIo, setExitCode: (code: number) 
   // Each area registers its subcommands here, one line each (register<Area>Commands(program, context)).
   registerJobsCommands(program, context);
   registerReceiverCommands(program, context);
+  registerRelayCommands(program, context);
+  registerFilesCommands(program, context);
   return program;
 }
 

@@ -87,12 +87,29 @@ export interface SqliteHandles {
   readonly db: Kysely<VerqDatabase>;
 }
 
+/**
+ * Switching a fresh file to WAL needs a moment of exclusive access; when several processes open
+ * one new file at once, the pragma can fail with SQLITE_BUSY outside any busy handler. Retry it.
+ */
+function setJournalMode(raw: Database.Database, mode: string): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      raw.pragma(`journal_mode = ${mode}`);
+      return;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code !== "string" || !code.startsWith("SQLITE_BUSY") || attempt >= 200) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(50, attempt * 2));
+    }
+  }
+}
+
 /** Opens (creating if needed) the SQLite file at `path`, or an in-memory database for `:memory:`. */
 export function openSqlite(path: string, options: SqliteOptions = {}): SqliteHandles {
   const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
   const raw = new Database(path, { timeout: busyTimeoutMs });
   const journalMode = options.journalMode ?? "wal";
-  if (path !== ":memory:") raw.pragma(`journal_mode = ${journalMode}`);
+  if (path !== ":memory:") setJournalMode(raw, journalMode);
   raw.pragma(`synchronous = ${options.synchronous ?? (journalMode === "wal" ? "normal" : "full")}`);
   raw.pragma("foreign_keys = on");
   // REPLACE deletes the conflicting row; only with recursive triggers does that delete meet the

@@ -2,12 +2,16 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from "k
 import type { StoreDialect } from "../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../schema.ts";
 import * as initial from "./001-initial.ts";
+import * as files from "./002-files.ts";
+import * as ledger from "./003-ledger.ts";
 import * as receiver from "./004-receiver.ts";
 
 /** Every migration in order. Names sort; never rename or edit one that has shipped. */
 function migrationsFor(dialect: StoreDialect): Record<string, Migration> {
   return {
     "001-initial": { up: (db) => initial.up(db as Kysely<VerqDatabase>, dialect) },
+    "002-files": { up: (db) => files.up(db as Kysely<VerqDatabase>) },
+    "003-ledger": { up: (db) => ledger.up(db as Kysely<VerqDatabase>) },
     "004-receiver": { up: (db) => receiver.up(db as Kysely<VerqDatabase>) },
   };
 }
@@ -20,6 +24,8 @@ export async function migrateToLatest(db: Kysely<VerqDatabase>, dialect: StoreDi
     provider,
     migrationTableName: "verq_migrations",
     migrationLockTableName: "verq_migrations_lock",
+    // Areas number their migrations independently (002 files, 003 ledger, 004 receiver).
+    allowUnorderedMigrations: true,
   });
   const { error } = await migrator.migrateToLatest();
   if (error !== undefined) throw error instanceof Error ? error : new Error("migration failed", { cause: error });

@@ -1,0 +1,52 @@
+import { linkSync, statSync, unlinkSync } from "node:fs";
+import { extname, join } from "node:path";
+import { MessageError } from "@verq/core";
+
+const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException).code;
+
+/** True when `a` and `b` are the same file (the same inode), false when either is missing. */
+export function sameFile(a: string, b: string): boolean {
+  try {
+    const sa = statSync(a);
+    const sb = statSync(b);
+    return sa.dev === sb.dev && sa.ino === sb.ino;
+  } catch {
+    return false;
+  }
+}
+
+/** `name` with `~tag` before its extension: `a.json` → `a~tag.json`. */
+export function taggedName(name: string, tag: string): string {
+  const ext = extname(name);
+  return ext === "" || ext === name ? `${name}~${tag}` : `${name.slice(0, -ext.length)}~${tag}${ext}`;
+}
+
+/**
+ * Puts the file at `src` into `dir` under `name` by a hard link, never replacing anything:
+ * `link` fails atomically when the name is taken. If it is taken by this very file (a consumer
+ * died between this step and the next), that is success. If it is taken by another file (a
+ * producer reused a name), the file goes under `name~tag` instead. Returns the name used; the
+ * caller removes `src` once the database has recorded it. Throws `ENOENT` when `src` is gone.
+ */
+export function placeFile(src: string, dir: string, name: string, tag: string): string {
+  for (const candidate of [name, taggedName(name, tag)]) {
+    const dst = join(dir, candidate);
+    try {
+      linkSync(src, dst);
+      return candidate;
+    } catch (error) {
+      if (errno(error) !== "EEXIST") throw error;
+      if (sameFile(src, dst)) return candidate;
+    }
+  }
+  throw new MessageError("VERQ_FILE_EXISTS", `${dir} already holds other files named ${name} and ${taggedName(name, tag)}`);
+}
+
+/** Removes `path`; a file that is already gone is fine. */
+export function removeFile(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if (errno(error) !== "ENOENT") throw error;
+  }
+}

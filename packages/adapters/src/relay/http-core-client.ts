@@ -1,0 +1,103 @@
+import { VerqError, type CoreCallResult, type CoreInquiryResult } from "@verq/core";
+import type { CoreClient } from "./core-client.ts";
+
+/** Where and how the relay reaches the core over HTTP. */
+export interface HttpCoreClientOptions {
+  /** The core's base URL, e.g. `http://127.0.0.1:8081`; `/transfer` is appended. */
+  readonly url: string;
+  /** How long to wait for the whole answer: 10 s by default. */
+  readonly timeoutMs?: number;
+  /** Longest answer kept, in bytes; a longer one is not a valid answer: 1 MiB by default. */
+  readonly maxAnswerBytes?: number;
+}
+
+// Errors raised before a single byte of the request could be written: the connection was
+// refused, the host does not resolve or cannot be reached, or the connect itself timed out.
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/**
+ * A {@link CoreClient} over `fetch`. It tells the two failures apart that the ledger must keep
+ * apart (SPEC G3):
+ * - connection refused, unknown host, connect timeout: `not-sent` → FAILED (E902), safe to
+ *   send again;
+ * - anything after that (the overall timeout, a reset, a body cut short): `no-answer` →
+ *   UNKNOWN (E901), because the core may have processed the request.
+ * The overall timeout covers the answer's body too. An answer that is not UTF-8, or longer than
+ * `maxAnswerBytes`, is returned with `body: null` (not a valid answer → UNKNOWN).
+ */
+export function createHttpCoreClient(options: HttpCoreClientOptions): CoreClient {
+  const base = parseBase(options.url);
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxAnswerBytes = options.maxAnswerBytes ?? 1_048_576;
+
+  const call = async (url: string, init: RequestInit): Promise<{ status: number; body: string | null }> => {
+    const response = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    return { status: response.status, body: bytes.byteLength > maxAnswerBytes ? null : decodeUtf8(bytes) };
+  };
+
+  return {
+    async transfer(_guid: string, request: string): Promise<CoreCallResult> {
+      try {
+        const answer = await call(`${base}/transfer`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: request,
+        });
+        return { kind: "answered", ...answer };
+      } catch (error) {
+        const code = networkCode(error);
+        return NOT_SENT_CODES.has(code) ? { kind: "not-sent", reason: code } : { kind: "no-answer", reason: code };
+      }
+    },
+    async inquire(guid: string): Promise<CoreInquiryResult> {
+      try {
+        return { kind: "answered", ...(await call(`${base}/transfer/${encodeURIComponent(guid)}`, { method: "GET" })) };
+      } catch (error) {
+        return { kind: "failed", reason: networkCode(error) };
+      }
+    },
+  };
+}
+
+function parseBase(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new VerqError("VERQ_INVALID_ARGUMENT", `the core URL must be an http(s) URL such as http://127.0.0.1:8081; got ${JSON.stringify(url.slice(0, 80))}`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new VerqError("VERQ_INVALID_ARGUMENT", "the core URL must start with http:// or https://");
+  }
+  return parsed.href.replace(/\/+$/, "");
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+function decodeUtf8(bytes: Uint8Array): string | null {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** The most specific code of a fetch failure: the socket's errno, undici's code, or the error's name. */
+function networkCode(error: unknown): string {
+  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && code !== "") return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  const name = (error as { name?: unknown } | null)?.name;
+  return typeof name === "string" ? name : "UNKNOWN_ERROR";
+}

@@ -1,0 +1,35 @@
+import { classifyCoreCall, type LedgerEntry } from "@verq/core";
+import type { GuidLedger } from "@verq/store";
+import type { CoreClient } from "./core-client.ts";
+import type { RelayReply } from "./relay-reply.ts";
+
+/**
+ * The named crash boundaries of the relay (docs/failpoints.md):
+ * - `relay.afterClaim`: the entry is RECEIVED, the core not yet called;
+ * - `relay.afterCoreCall`: the core call ended, its outcome not yet recorded (the entry is SENT);
+ * - `relay.afterRecord`: the outcome is recorded, the channel not yet answered.
+ */
+export type RelayBoundary = "relay.afterClaim" | "relay.afterCoreCall" | "relay.afterRecord";
+
+/** What the relay's operations share: the ledger, the core, the boundaries, and the relay's own entry point. */
+export interface RelayContext {
+  readonly ledger: GuidLedger;
+  readonly core: CoreClient;
+  readonly boundary: (name: RelayBoundary, guid: string) => void | Promise<void>;
+  /** The channel entry point (`POST /transfer`), as a function. */
+  readonly transfer: (text: string) => Promise<RelayReply>;
+}
+
+/**
+ * Hands a SENT entry to the core and records the outcome (SPEC G4: the claim was written
+ * before; the result is written after). Returns the entry as the ledger holds it afterwards —
+ * when the record is refused (the entry moved on meanwhile), as it is. Nothing here catches:
+ * a crash between the steps leaves the entry SENT, for the recovery sweep.
+ */
+export async function deliver(context: RelayContext, entry: LedgerEntry): Promise<LedgerEntry> {
+  const result = await context.core.transfer(entry.guid, entry.request);
+  await context.boundary("relay.afterCoreCall", entry.guid);
+  const change = await context.ledger.record(entry.guid, entry.attempts, classifyCoreCall(entry.guid, result));
+  await context.boundary("relay.afterRecord", entry.guid);
+  return change.entry;
+}

@@ -1,0 +1,130 @@
+import { checkMaxAttempts, readChannelRequest, type LedgerEntry } from "@verq/core";
+import type { GuidLedger, LedgerStats, PurgeResult, RecoverResult, StoredEvent } from "@verq/store";
+import { failpoint } from "../failpoints.ts";
+import type { CoreClient } from "./core-client.ts";
+import { deliver, type RelayBoundary, type RelayContext } from "./relay-context.ts";
+import { badRequestReply, payloadMismatchReply, replyFor, type RelayReply } from "./relay-reply.ts";
+import { reprocessFailed, reprocessOne, type ReprocessReport, type ReprocessStep } from "./reprocess-failed.ts";
+import { resolveUnknown, type ResolveReport } from "./resolve-unknown.ts";
+
+/**
+ * @internal Seams for crash and mutation tests; production code never sets them.
+ * - `boundary` replaces the failpoint check at each {@link RelayBoundary} (property tests pause
+ *   there, or throw to stand for a relay that dies);
+ * - `reprocessOne` replaces one entry's reprocess.
+ */
+export interface RelayInternals {
+  readonly boundary?: (name: RelayBoundary, guid: string) => void | Promise<void>;
+  readonly reprocessOne?: ReprocessStep;
+}
+
+/** Settings of a relay. */
+export interface RelayServiceOptions {
+  readonly ledger: GuidLedger;
+  readonly core: CoreClient;
+  /**
+   * How many times a GUID may be handed to the core in all (first send, channel resends of a
+   * FAILED entry): 5 by default. Reprocess has its own cap, counted on the same attempts.
+   */
+  readonly maxAttempts?: number;
+  /** @internal See {@link RelayInternals}. */
+  readonly internals?: RelayInternals;
+}
+
+/** A GUID's entry and its event timeline, for `verq relay show`. */
+export interface GuidReport {
+  readonly entry: LedgerEntry;
+  readonly events: readonly StoredEvent[];
+}
+
+/**
+ * The GUID relay (SPEC G1–G9) between a channel that resends on timeout and a core that is
+ * not idempotent. For each channel request it writes before it sends: claim (RECEIVED) →
+ * SENT → call the core → record DONE, UNKNOWN or FAILED → answer. A repeated GUID is answered
+ * from the ledger and reaches the core only when its entry is FAILED. It keeps nothing in
+ * memory: every fact is in the ledger (G8), so a restarted relay continues where the last
+ * one stopped. Operators settle what is left with {@link resolve}, {@link reprocess},
+ * {@link recover} and {@link purge}.
+ *
+ * @example
+ * const relay = new RelayService({ ledger: new GuidLedger(store), core: createHttpCoreClient({ url }) });
+ * const reply = await relay.transfer('{"guid":"t-1","amount":700}'); // { status: 200, body: core's answer }
+ */
+export class RelayService {
+  readonly ledger: GuidLedger;
+  readonly #context: RelayContext;
+  readonly #maxAttempts: number;
+  readonly #reprocessOne: ReprocessStep;
+
+  constructor(options: RelayServiceOptions) {
+    this.ledger = options.ledger;
+    this.#maxAttempts = checkMaxAttempts(options.maxAttempts ?? 5);
+    this.#reprocessOne = options.internals?.reprocessOne ?? reprocessOne;
+    this.#context = {
+      ledger: options.ledger,
+      core: options.core,
+      boundary: options.internals?.boundary ?? failpoint,
+      transfer: (text) => this.transfer(text),
+    };
+  }
+
+  /**
+   * Handles one channel request (`POST /transfer`), given as its exact text. Invalid JSON, a
+   * missing or malformed GUID → HTTP 400 and nothing recorded; the GUID known with another
+   * payload → 422 (`E422`), never sent; otherwise HTTP 200 with the core's answer or the
+   * relay's code (SPEC G3).
+   */
+  async transfer(text: string): Promise<RelayReply> {
+    const request = readChannelRequest(text);
+    if (!request.ok) return badRequestReply(request.problem);
+    const { guid } = request;
+    const got = await this.ledger.receive({ guid, request: text, fingerprint: request.fingerprint, maxAttempts: this.#maxAttempts });
+    switch (got.kind) {
+      case "repeat":
+        return got.refusal === "payload-mismatch" ? payloadMismatchReply(got.entry) : replyFor(got.entry, got.refusal === "replay");
+      case "resend":
+        return replyFor(await deliver(this.#context, got.entry), false);
+      case "claimed": {
+        await this.#context.boundary("relay.afterClaim", guid);
+        const sent = await this.ledger.send(guid);
+        // Refused when the entry moved on meanwhile (e.g. a sweep found it FAILED): do not send.
+        if (!sent.accepted) return replyFor(sent.entry, false);
+        return replyFor(await deliver(this.#context, sent.entry), false);
+      }
+    }
+  }
+
+  /** Settles UNKNOWN entries at least `minAgeMs` old by the core's inquiry (SPEC G5). */
+  async resolve(options: { minAgeMs: number; limit?: number }): Promise<ResolveReport> {
+    return resolveUnknown(this.#context, options);
+  }
+
+  /** Sends FAILED entries again with the same GUID, below `maxAttempts`; never UNKNOWN (SPEC G6). */
+  async reprocess(options: { maxAttempts: number; limit?: number }): Promise<ReprocessReport> {
+    checkMaxAttempts(options.maxAttempts);
+    return reprocessFailed(this.#context, options, this.#reprocessOne);
+  }
+
+  /** The recovery sweep after a relay died mid-request: RECEIVED → FAILED, SENT → UNKNOWN, once `olderThanMs` old. */
+  async recover(olderThanMs: number): Promise<RecoverResult> {
+    return this.ledger.recover(olderThanMs);
+  }
+
+  /** Deletes DONE entries older than the retention, which must exceed the resend window (SPEC G7). */
+  async purge(options: { retentionMs: number; resendWindowMs: number }): Promise<PurgeResult> {
+    return this.ledger.purge(options);
+  }
+
+  /** The entry and its timeline. Throws `VERQ_UNKNOWN_GUID` when the ledger has none. */
+  async show(guid: string): Promise<GuidReport> {
+    const events = await this.ledger.history(guid);
+    const entry = await this.ledger.get(guid);
+    if (entry === null) throw new Error(`guid ${guid} has events but no ledger row`);
+    return { entry, events };
+  }
+
+  /** Counts by state, the oldest UNKNOWN and FAILED, attempts, the last purge. */
+  async stats(): Promise<LedgerStats> {
+    return this.ledger.stats();
+  }
+}

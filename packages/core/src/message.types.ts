@@ -1,0 +1,95 @@
+/**
+ * Where a file-queue message is (SPEC F1–F3, F8): waiting in `inbox/`, claimed in
+ * `processing/`, finished in `done/`, or quarantined in `error/` with a reason.
+ */
+export type MessageState = "inbox" | "processing" | "done" | "error";
+
+/** Every message state, in lifecycle order. */
+export const MESSAGE_STATES: readonly MessageState[] = ["inbox", "processing", "done", "error"];
+
+/**
+ * Why a message went to `error/` (SPEC F2, F5). Format errors need a fix at the source:
+ * - `parse`: not a JSON object in UTF-8 (empty file, invalid UTF-8, a syntax error, or a
+ *   top-level value that is not an object, such as an array);
+ * - `too-large`: over the consumer's size limit; never read.
+ *
+ * Business errors can be completed and replayed:
+ * - `missing-field`: a required field of the profile is absent or `null`;
+ * - `invalid-field`: a field is present with the wrong type or out of range (an amount that
+ *   is a string, a sequence below the profile's start).
+ *
+ * Processing errors: `handler`: the user's handler threw; nothing of it was committed.
+ */
+export type MessageErrorReason = "parse" | "too-large" | "missing-field" | "invalid-field" | "handler";
+
+/** Every error reason. */
+export const MESSAGE_ERROR_REASONS: readonly MessageErrorReason[] = ["parse", "too-large", "missing-field", "invalid-field", "handler"];
+
+/** The class of an error reason: what it takes to get the message through (SPEC F5). */
+export type MessageErrorKind = "format" | "business" | "processing";
+
+/** Format errors need a fix at the source; business errors can be completed and replayed. */
+export function messageErrorKind(reason: MessageErrorReason): MessageErrorKind {
+  switch (reason) {
+    case "parse":
+    case "too-large":
+      return "format";
+    case "missing-field":
+    case "invalid-field":
+      return "business";
+    case "handler":
+      return "processing";
+  }
+}
+
+/** How a message finished in `done/`: recorded in `processed`, or stopped there as a duplicate. */
+export type MessageOutcome = "recorded" | "duplicate";
+
+/**
+ * A message as the projection holds it: the fold of its `message.*` events. A stream is one
+ * file's life, from its first claim to `done`, including every trip error → inbox by replay.
+ * A new file that reuses a finished file's name starts a new stream.
+ */
+export interface Message {
+  /** The stream id: the claim id of the stream's first claim. */
+  readonly id: string;
+  /** The file's name where it was last put (its inbox name while claimed, its done/error name after). */
+  readonly file: string;
+  readonly state: MessageState;
+  /** The current or last claim; a claim id is unique per claim, and fences late writers. */
+  readonly claimId: string | null;
+  /** Who holds or held the claim (`pid@host`). */
+  readonly owner: string | null;
+  readonly claims: number;
+  readonly reason: MessageErrorReason | null;
+  /** A short description of the error, with field names and byte counts, never field values. */
+  readonly detail: string | null;
+  /** The idempotency key, once the message was valid. */
+  readonly key: string | null;
+  readonly outcome: MessageOutcome | null;
+  readonly replays: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** Version of the stream: the number of events applied. */
+  readonly version: number;
+}
+
+/** A message nobody has claimed yet (version 0): what a new stream starts from. */
+export function newMessage(id: string, file: string, at: number): Message {
+  return {
+    id,
+    file,
+    state: "inbox",
+    claimId: null,
+    owner: null,
+    claims: 0,
+    reason: null,
+    detail: null,
+    key: null,
+    outcome: null,
+    replays: 0,
+    createdAt: at,
+    updatedAt: at,
+    version: 0,
+  };
+}

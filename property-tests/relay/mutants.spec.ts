@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { relayMutants } from "./mutants.ts";
+import { runRelayModel } from "./run-relay-model.ts";
+
+/**
+ * The relay property has teeth: run against each deliberately broken relay, it must fail, and
+ * with the tag of the rule the mutant breaks. Counterexamples: see mutants.ts.
+ */
+describe("the relay property catches broken relays", () => {
+  it.each([
+    ["claim by lookup-then-insert", /\[(answers|at-most-once)\]/],
+    ["claim by lookup-then-insert, SENT step trusting the claim", /\[at-most-once\]/],
+    ["resolve ignores the min age", /\[(at-most-once|ledger)\]/],
+    ["reprocess takes UNKNOWN", /\[at-most-once\]/],
+    ["reprocess under a new GUID", /\[(same-guid|at-most-once)\]/],
+    ["purge deletes UNKNOWN", /\[(purge|ledger)\]/],
+  ] as const)("mutant %s is caught", async (name, tag) => {
+    const variant = relayMutants[name];
+    if (variant === undefined) throw new Error(`no mutant ${name}`);
+    const failure: unknown = await runRelayModel({ name: `relay-mutant ${name}`, variant, numRuns: 1_000, minRuns: 1_000 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(failure, `the property passed with the mutant "${name}"`).toBeInstanceOf(Error);
+    expect((failure as Error).message).toMatch(/Property failed/);
+    expect((failure as Error).message).toMatch(tag);
+  });
+});

@@ -1,0 +1,131 @@
+import { assign } from "xstate";
+import {
+  createGuidDecider,
+  evolveGuid,
+  guidEvents,
+  guidMachine,
+  type GuidCommand,
+  type GuidEvent,
+  type GuidMachineContext,
+  type GuidRefusal,
+  type LedgerEntry,
+} from "@verq/core";
+import type { GuidClaimer } from "@verq/store";
+import { claimGuid } from "../../packages/store/src/sql/claimGuid.ts";
+import { selectGuidEntry } from "../../packages/store/src/sql/selectGuidEntries.ts";
+import { reprocessOne, type ReprocessStep } from "../../packages/adapters/src/relay/reprocess-failed.ts";
+import type { RelayVariant } from "./relay-world.ts";
+
+/**
+ * A guid machine whose `refuse` action accepts instead, for the commands `accept` picks: it
+ * emits the event the broken code would record. Everything else is the real machine.
+ */
+function machineAccepting(accept: (entry: LedgerEntry, command: GuidCommand, refusal: GuidRefusal) => GuidEvent | null) {
+  return createGuidDecider(
+    guidMachine.provide({
+      actions: {
+        refuse: assign(({ context, event }, params: { refusal: GuidRefusal }) => {
+          const instead = accept(context.entry, event, params.refusal);
+          if (instead === null) return { refusal: params.refusal };
+          return { entry: evolveGuid(context.entry, instead), emitted: [...context.emitted, instead] } satisfies Partial<GuidMachineContext>;
+        }),
+      },
+    }),
+  );
+}
+
+/**
+ * Claim by lookup, then insert: "it is not there, so it is mine". The insert is still an
+ * insert-or-nothing, but its affected-row count is ignored.
+ */
+const lookupThenInsert: GuidClaimer = async (store, input, clock) => {
+  if ((await selectGuidEntry(store.db, input.guid)) !== null) return null;
+  return store.transaction(async (trx) => {
+    const event = guidEvents.received({ ...input, at: clock.now() });
+    const entry = evolveGuid(null, event);
+    await claimGuid(trx, store.dialect, entry, event); // the count that should decide the owner, ignored
+    return entry;
+  });
+};
+
+/** Reprocess under a new GUID: the stored request, submitted again as a new transfer. */
+const reprocessUnderNewGuid: ReprocessStep = async (context, entry, maxAttempts) => {
+  if (entry.state !== "FAILED") return reprocessOne(context, entry, maxAttempts);
+  const guid = `${entry.guid}-r${entry.attempts}`;
+  const reply = await context.transfer(JSON.stringify({ ...(JSON.parse(entry.request) as object), guid }));
+  return { guid, outcome: "sent", state: reply.state ?? "FAILED", code: "", attempts: 1 };
+};
+
+/**
+ * Deliberately broken relays. Each breaks one rule the property claims to guard;
+ * `mutants.spec.ts` asserts that the property fails on every one of them, with the tag of that
+ * rule. Each comment gives the shrunk counterexample found with the CI seed (20251201).
+ */
+export const relayMutants: Readonly<Record<string, RelayVariant>> = {
+  /**
+   * G4 broken: the claim looks up the GUID and then inserts, trusting the lookup ("it is not
+   * there, so it is mine"); the insert's affected-row count is ignored.
+   * Caught as: two concurrent sends of g1, one with another payload; both look it up before
+   * either inserts and both take themselves for the owner; the one whose payload lost is
+   * answered with the other's outcome instead of E422: "[answers] g1: answered 0000 to a
+   * payload the ledger did not claim".
+   */
+  "claim by lookup-then-insert": { claimer: lookupThenInsert },
+  /**
+   * The same claim, in a relay whose SENT step also trusts the claim (it takes an entry that is
+   * already SENT). The real RECEIVED → SENT step is a second decision on the entry's current
+   * version, which stops the double call above; without it:
+   * Caught as: three concurrent sends of g0; two look it up before either inserts, both "own"
+   * it and call the core: "[at-most-once] the core processed g0 2 times".
+   */
+  "claim by lookup-then-insert, SENT step trusting the claim": {
+    claimer: lookupThenInsert,
+    decider: machineAccepting((entry, command, refusal) =>
+      command.type === "guid.send" && refusal === "not-received" && entry.state === "SENT"
+        ? guidEvents.sent({ attempt: entry.attempts + 1, by: "claim", at: command.now })
+        : null,
+    ),
+  },
+  /**
+   * G5 broken: resolve asks the core about an UNKNOWN entry at once.
+   * Caught as: send g0 to a slow core (the relay times out: UNKNOWN) and resolve in the same
+   * phase; the core has not processed g0 yet, answers 404, g0 becomes FAILED; the core then
+   * processes it: "[ledger] g0 is FAILED (certainly not sent) but the core processed it 1 times".
+   */
+  "resolve ignores the min age": {
+    decider: createGuidDecider(guidMachine.provide({ guards: { olderThanMinAge: () => true } })),
+  },
+  /**
+   * G6 broken: reprocess takes UNKNOWN entries too ("everything that failed").
+   * Caught as: send g0; the relay times out before the core's answer arrives (UNKNOWN, but
+   * processed); reprocess sends it again: "[at-most-once] the core processed g0 2 times".
+   */
+  "reprocess takes UNKNOWN": {
+    decider: machineAccepting((entry, command, refusal) =>
+      command.type === "guid.reprocess" && refusal === "not-failed" && entry.state === "UNKNOWN"
+        ? guidEvents.sent({ attempt: entry.attempts + 1, by: "reprocess", at: command.now })
+        : null,
+    ),
+  },
+  /**
+   * G6 broken: reprocess gives the FAILED transfer a new GUID.
+   * Caught as: g0's request is lost in the core (UNKNOWN); resolve finds no record (FAILED);
+   * reprocess submits it as g0-r1: "[same-guid] the core processed g0-r1, a GUID the channel
+   * never sent" (with a channel resend of g0 as well, "[at-most-once] the transfer of 100 was
+   * processed 2 times").
+   */
+  "reprocess under a new GUID": { reprocessOne: reprocessUnderNewGuid },
+  /**
+   * G7 broken: purge deletes UNKNOWN entries older than the retention too.
+   * Caught as: send g0, an invalid core answer (UNKNOWN); the clock moves past the retention;
+   * purge: "[purge] g0 was purged while UNKNOWN".
+   */
+  "purge deletes UNKNOWN": {
+    decider: machineAccepting((entry, command, refusal) =>
+      command.type === "guid.purge" && refusal === "not-done" && entry.state === "UNKNOWN" && command.now - entry.updatedAt >= command.retentionMs
+        ? guidEvents.purged({ retentionMs: command.retentionMs, resendWindowMs: command.resendWindowMs, at: command.now })
+        : null,
+    ),
+  },
+};
+
