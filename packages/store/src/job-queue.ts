@@ -298,7 +298,7 @@ export class JobQueue {
     return this.#store.transaction(async (trx) => {
       const now = this.#clock.now();
       const job = await this.#requireJob(trx, id);
-      const deadline = options.deadline ?? now + Math.max(1, job.deadline - job.enqueuedAt);
+      const deadline = options.deadline ?? now + (await this.#originalWindowMs(trx, job));
       const decision = this.#decide(job, jobCommands.redrive({ note: options.note, deadline, now }));
       if (!decision.accepted) {
         const known = REFUSAL_ERRORS[decision.refusal];
@@ -363,6 +363,13 @@ export class JobQueue {
   /** Jobs in one state, oldest first (dead ones by the time they died), at most `limit`. */
   async list(state: JobState, options: { limit?: number; reason?: DeadReason } = {}): Promise<Job[]> {
     return selectJobsByState(this.#store.db, state, options.limit ?? 100, options.reason);
+  }
+
+  /** The deadline window the job was enqueued with (a redrive's default), from its first event. */
+  async #originalWindowMs(trx: Kysely<VerqDatabase>, job: Job): Promise<number> {
+    const [first] = await readStream(trx, JOB_STREAM, job.id);
+    const data = first?.type === "job.enqueued" ? (first.data as { deadline: number; at: number }) : undefined;
+    return Math.max(1, data === undefined ? job.deadline - job.enqueuedAt : data.deadline - data.at);
   }
 
   async #requireJob(trx: Kysely<VerqDatabase>, id: string): Promise<Job> {

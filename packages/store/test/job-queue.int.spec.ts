@@ -329,6 +329,17 @@ describe("J6 redrive", () => {
     await expectUnchangedAfter(() => queue.redrive("a", { note }), "VERQ_INVALID_NOTE");
   });
 
+  it("J6: without a deadline, every redrive gives the job its original window again, not a growing one", async () => {
+    await queue.enqueue({ id: "w", payload: 1, maxAttempts: 1, deadline: T0 + 100 });
+    for (let round = 0; round < 3; round++) {
+      const job = await queue.claim("A");
+      await queue.finish("w", job!.token, "permanent");
+      clock.advance(1_000);
+      const record = await queue.redrive("w", { note: `OPS-${round}` });
+      expect(record.deadline - record.at).toBe(100);
+    }
+  });
+
   it("J6: unknown ids and past deadlines are refused", async () => {
     await deadJob("a");
     await expectUnchangedAfter(() => queue.redrive("nope", { note: "OPS-1" }), "VERQ_UNKNOWN_JOB");
