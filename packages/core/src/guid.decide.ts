@@ -1,5 +1,5 @@
-import { createActor } from "xstate";
 import type { GuidCommand } from "./guid.commands.ts";
+import { createInertScope } from "./machine-scope.ts";
 import type { GuidEvent } from "./guid.events.ts";
 import { guidMachine, type GuidMachine, type GuidRefusal } from "./guid.machine.ts";
 import type { LedgerEntry } from "./guid.types.ts";
@@ -21,7 +21,7 @@ export type GuidDecider = (entry: LedgerEntry, command: GuidCommand) => GuidDeci
  * not the caller, holds every rule. The entry returned is the fold of the emitted events.
  */
 export function createGuidDecider(machine: GuidMachine = guidMachine): GuidDecider {
-  const scope = createInertScope(machine);
+  const scope = createInertScope(machine, placeholderEntry);
   return (entry, command) => {
     const snapshot = machine.resolveState({ value: entry.state, context: { entry, emitted: [], refusal: null } });
     const next = machine.transition(snapshot, command, scope);
@@ -46,20 +46,3 @@ const placeholderEntry: LedgerEntry = {
 
 /** The decider over the real guid machine. */
 export const decideGuid: GuidDecider = createGuidDecider();
-
-type GuidActorScope = Parameters<GuidMachine["transition"]>[2];
-
-function createInertScope(machine: GuidMachine): GuidActorScope {
-  const self = createActor(machine, { input: placeholderEntry });
-  return {
-    self,
-    id: "",
-    sessionId: "",
-    logger: () => {},
-    defer: () => {},
-    emit: () => {},
-    stopChild: () => {},
-    actionExecutor: () => {},
-    system: self.system,
-  };
-}

@@ -1,5 +1,5 @@
-import { createActor } from "xstate";
 import type { JobCommand } from "./job.commands.ts";
+import { createInertScope } from "./machine-scope.ts";
 import type { JobEvent } from "./job.events.ts";
 import { jobMachine, type JobMachine, type JobRefusal } from "./job.machine.ts";
 import type { Job } from "./job.types.ts";
@@ -21,7 +21,7 @@ export type JobDecider = (job: Job, command: JobCommand) => JobDecision;
  * job with `resolveState`, so the machine, not the caller, holds every rule.
  */
 export function createJobDecider(machine: JobMachine = jobMachine): JobDecider {
-  const scope = createInertScope(machine);
+  const scope = createInertScope(machine, placeholderJob);
   return (job, command) => {
     const snapshot = machine.resolveState({ value: job.state, context: { job, emitted: [], refusal: null } });
     const next = machine.transition(snapshot, command, scope);
@@ -56,20 +56,3 @@ const placeholderJob: Job = {
 
 /** The decider over the real job machine. */
 export const decideJob: JobDecider = createJobDecider();
-
-type JobActorScope = Parameters<JobMachine["transition"]>[2];
-
-function createInertScope(machine: JobMachine): JobActorScope {
-  const self = createActor(machine, { input: placeholderJob });
-  return {
-    self,
-    id: "",
-    sessionId: "",
-    logger: () => {},
-    defer: () => {},
-    emit: () => {},
-    stopChild: () => {},
-    actionExecutor: () => {},
-    system: self.system,
-  };
-}

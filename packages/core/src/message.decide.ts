@@ -1,5 +1,5 @@
-import { createActor } from "xstate";
 import type { MessageCommand } from "./message.commands.ts";
+import { createInertScope } from "./machine-scope.ts";
 import type { MessageEvent } from "./message.events.ts";
 import { messageMachine, type MessageMachine, type MessageRefusal } from "./message.machine.ts";
 import { newMessage, type Message } from "./message.types.ts";
@@ -25,7 +25,7 @@ export type MessageDecider = (message: Message, ...commands: readonly MessageCom
  * not the caller, holds every rule.
  */
 export function createMessageDecider(machine: MessageMachine = messageMachine): MessageDecider {
-  const scope = createInertScope(machine);
+  const scope = createInertScope(machine, newMessage("placeholder", "placeholder.json", 0));
   return (message, ...commands) => {
     let current = message;
     const events: MessageEvent[] = [];
@@ -46,20 +46,3 @@ export function createMessageDecider(machine: MessageMachine = messageMachine): 
 
 /** The decider over the real message machine. */
 export const decideMessage: MessageDecider = createMessageDecider();
-
-type MessageActorScope = Parameters<MessageMachine["transition"]>[2];
-
-function createInertScope(machine: MessageMachine): MessageActorScope {
-  const self = createActor(machine, { input: newMessage("placeholder", "placeholder.json", 0) });
-  return {
-    self,
-    id: "",
-    sessionId: "",
-    logger: () => {},
-    defer: () => {},
-    emit: () => {},
-    stopChild: () => {},
-    actionExecutor: () => {},
-    system: self.system,
-  };
-}
