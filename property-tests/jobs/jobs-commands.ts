@@ -1,9 +1,11 @@
 import type fc from "fast-check";
 import { AdvanceClockCommand } from "./advance-clock.command.ts";
 import { AdvanceToLeaseBoundaryCommand } from "./advance-to-lease-boundary.command.ts";
+import { ClaimManyCommand } from "./claim-many.command.ts";
 import { ClaimCommand } from "./claim.command.ts";
 import { EnqueueCommand } from "./enqueue.command.ts";
 import { FinishForgedCommand } from "./finish-forged.command.ts";
+import { FinishManyCommand } from "./finish-many.command.ts";
 import { FinishCommand } from "./finish.command.ts";
 import { HeartbeatCommand } from "./heartbeat.command.ts";
 import type { JobsCommand } from "./jobs-command.ts";
@@ -13,6 +15,7 @@ import { WorkerDiesCommand } from "./worker-dies.command.ts";
 /**
  * Every command of the jobs model, as arbitraries for `fc.commands`. Enqueues, claims and finishes
  * are listed twice: they are what moves jobs along, and they make dead jobs common enough to redrive.
+ * The batch forms (`claimMany`, `finishMany`) must behave as their single forms run in sequence.
  */
 export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
   return [
@@ -22,6 +25,8 @@ export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
     ClaimCommand.arbitrary(),
     FinishCommand.arbitrary(),
     FinishCommand.arbitrary(),
+    ClaimManyCommand.arbitrary(),
+    FinishManyCommand.arbitrary(),
     FinishForgedCommand.arbitrary(),
     HeartbeatCommand.arbitrary(),
     AdvanceClockCommand.arbitrary(),

@@ -12,7 +12,7 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   "redrive resets the token": /Got error: \[a tokens\]/,
   // The fencing guard is shared by heartbeat: a stale heartbeat being accepted is caught too.
   "finish ignores the token": /Got error: \[(b J4|heartbeat)\]/,
-  "lease boundary off by one": /Got error: \[(model|J3 claim)\]/,
+  "lease boundary off by one": /Got error: \[(model|J3 claim|J3 claimMany)\]/,
   "claim keeps the token": /Got error: \[a tokens\]/,
   "heartbeat revives an expired lease": /Got error: \[heartbeat\]/,
   "deadline checked before the budget": /Got error: \[(model|J4 retry)\]/,

@@ -13,7 +13,7 @@ export {
 export { canonicalJson, type JsonValue } from "./json.ts";
 export { jobCommands, type ClaimCommand, type FinishCommand, type HeartbeatCommand, type JobCommand, type RedriveCommand } from "./job.commands.ts";
 export { createJobDecider, decideJob, type JobDecider, type JobDecision } from "./job.decide.ts";
-export { JOB_EVENT_TYPES, JOB_STREAM, jobEvents, type JobEvent, type JobEventType } from "./job.events.ts";
+export { JOB_EVENT_TYPES, JOB_STREAM, jobEvents, type JobEnqueued, type JobEvent, type JobEventType } from "./job.events.ts";
 export { evolveJob, foldJob } from "./job.evolve.ts";
 export {
   MAX_ATTEMPTS_LIMIT,

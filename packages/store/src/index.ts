@@ -2,8 +2,10 @@ export type { SqliteOptions } from "./dialect/sqlite-connection.ts";
 export type { StoreDialect } from "./dialect/store-dialect.ts";
 export {
   JobQueue,
+  MAX_BATCH_SIZE,
   type ClaimedJob,
   type EnqueueInput,
+  type FinishInput,
   type EnqueueResult,
   type JobQueueOptions,
   type RedriveLimit,
@@ -11,6 +13,7 @@ export {
   type RunOnceResult,
   type Sender,
 } from "./job-queue.ts";
+export { JobWorker, type JobWorkerOptions, type JobWorkerReport } from "./job-worker.ts";
 export type { VerqDatabase } from "./schema.ts";
 export type { JobStats } from "./sql/selectJobStats.ts";
 export type { StoredEvent } from "./sql/readStream.ts";

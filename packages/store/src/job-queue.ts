@@ -24,6 +24,7 @@ import {
   type FinishOutcome,
   type Job,
   type JobDecider,
+  type JobEnqueued,
   type JobRefusal,
   type JobState,
   type Rng,
@@ -31,8 +32,8 @@ import {
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
-import { commitJobEvents } from "./sql/commitJobEvents.ts";
-import { jobToRow } from "./sql/job-row.ts";
+import { commitJobChanges, type JobChange } from "./sql/commitJobDecisions.ts";
+import { insertEventRows, positionKey, type EventRow } from "./sql/insertEventRows.ts";
 import { bumpCounter } from "./sql/counters.ts";
 import { countRedrivesSince } from "./sql/countRedrivesSince.ts";
 import { readStream, type StoredEvent } from "./sql/readStream.ts";
@@ -40,7 +41,8 @@ import { selectClaimCandidates } from "./sql/selectClaimCandidates.ts";
 import { selectJob } from "./sql/selectJob.ts";
 import { selectJobStats, type JobStats } from "./sql/selectJobStats.ts";
 import { selectJobsByState } from "./sql/selectJobs.ts";
-import { startStream } from "./sql/startStream.ts";
+import { selectJobsById } from "./sql/selectJobsById.ts";
+import { insertJobRows, type NewJobRow } from "./sql/writeJobRows.ts";
 
 /** How many redrives may happen in a sliding window (SPEC J7: recovery must not re-create the overload). */
 export interface RedriveLimit {
@@ -105,6 +107,23 @@ export type RunOnceResult =
       readonly accepted: boolean;
     };
 
+/** One outcome for {@link JobQueue.finishMany}. */
+export interface FinishInput {
+  readonly id: string;
+  readonly token: number;
+  readonly outcome: FinishOutcome;
+}
+
+/** The most jobs one `claimMany` may take: bounds one transaction's size and lock time. */
+export const MAX_BATCH_SIZE = 1_000;
+
+function checkBatchSize(max: number): number {
+  if (!Number.isSafeInteger(max) || max < 1 || max > MAX_BATCH_SIZE) {
+    throw new VerqError("VERQ_INVALID_ARGUMENT", `a batch size must be a whole number from 1 to ${MAX_BATCH_SIZE}`);
+  }
+  return max;
+}
+
 /** The audit record of one redrive. */
 export interface RedriveRecord {
   readonly jobId: string;
@@ -140,6 +159,7 @@ export class JobQueue {
   readonly #defaultDeadlineMs: number;
   readonly #redriveLimit: RedriveLimit;
   readonly #decide: JobDecider;
+  readonly #enqueueListeners = new Set<() => void>();
 
   constructor(store: VerqStore, options: JobQueueOptions = {}) {
     this.#store = store;
@@ -158,7 +178,79 @@ export class JobQueue {
    * (`created: false`); with a different payload it throws `VERQ_ENQUEUE_CONFLICT`.
    */
   async enqueue(input: EnqueueInput): Promise<EnqueueResult> {
+    const [result] = await this.enqueueMany([input]);
+    if (result === undefined) throw new Error("enqueueMany returned no result for one input");
+    return result;
+  }
+
+  /**
+   * Adds many jobs in one transaction: one commit, and one statement per table, however many
+   * jobs. Each job follows {@link enqueue}'s rules, and results come in input order. All or
+   * nothing: one invalid input or one payload conflict throws and enqueues none of them.
+   */
+  async enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueueResult[]> {
+    if (!isArray(inputs)) throw new VerqError("VERQ_INVALID_ARGUMENT", "enqueueMany takes an array of jobs");
+    if (inputs.length === 0) return [];
     const now = this.#clock.now();
+    const prepared = inputs.map((input) => this.#prepareEnqueue(input, now));
+    const results = await this.#store.transaction(async (trx) => {
+      const rows: EventRow[] = prepared.map(({ event, eventJson }) => ({
+        streamId: event.data.id,
+        version: 1,
+        type: event.type,
+        data: eventJson,
+        at: now,
+      }));
+      const positions = await insertEventRows(trx, this.#store.dialect, JOB_STREAM, rows, "skip");
+      const created: NewJobRow[] = [];
+      const fresh: (EnqueueResult | undefined)[] = [];
+      const existingIds: string[] = [];
+      for (const { event, payloadJson } of prepared) {
+        const position = positions.get(positionKey(event.data.id, 1));
+        if (position === undefined) {
+          existingIds.push(event.data.id);
+          fresh.push(undefined);
+          continue;
+        }
+        // Written once: a second input with the same id in this batch finds it "existing".
+        positions.delete(positionKey(event.data.id, 1));
+        const job = evolveJob(null, event);
+        created.push({ job, payloadJson, enqueuePosition: position });
+        fresh.push({ created: true, job });
+      }
+      await insertJobRows(trx, created);
+      if (existingIds.length === 0) return fresh as EnqueueResult[];
+      const existing = await selectJobsById(trx, existingIds);
+      return prepared.map(({ event, payloadJson }, i) => {
+        const result = fresh[i];
+        if (result !== undefined) return result;
+        const job = existing.get(event.data.id);
+        if (job === undefined) throw unknownJob(event.data.id);
+        if (canonicalJson(job.payload) !== payloadJson) {
+          throw new VerqError(
+            "VERQ_ENQUEUE_CONFLICT",
+            `job ${event.data.id} exists with a different payload; use a new id for different work`,
+          );
+        }
+        return { created: false, job };
+      });
+    });
+    if (results.some((r) => r.created)) for (const listener of this.#enqueueListeners) listener();
+    return results;
+  }
+
+  /**
+   * Calls `listener` after each committed enqueue through this instance that created a job, so
+   * a worker in the same process starts at once instead of at its next poll. Returns the
+   * function that unsubscribes. Enqueues by other processes are seen at the next poll.
+   */
+  onEnqueued(listener: () => void): () => void {
+    this.#enqueueListeners.add(listener);
+    return () => this.#enqueueListeners.delete(listener);
+  }
+
+  /** Checks one enqueue input and builds its event; throws before anything is written. */
+  #prepareEnqueue(input: EnqueueInput, now: number): { event: JobEnqueued; eventJson: string; payloadJson: string } {
     const id = checkIdentifier(input?.id, "a job id");
     const payloadJson = canonicalJson(input.payload);
     const maxAttempts = checkMaxAttempts(input.maxAttempts ?? this.#defaultMaxAttempts);
@@ -175,22 +267,7 @@ export class JobQueue {
       orderingKey,
       at: now,
     });
-    return this.#store.transaction(async (trx) => {
-      const position = await startStream(trx, JOB_STREAM, id, event);
-      if (position === null) {
-        const existing = await this.#requireJob(trx, id);
-        if (canonicalJson(existing.payload) !== payloadJson) {
-          throw new VerqError(
-            "VERQ_ENQUEUE_CONFLICT",
-            `job ${id} exists with a different payload; use a new id for different work`,
-          );
-        }
-        return { created: false, job: existing };
-      }
-      const job = evolveJob(null, event);
-      await trx.insertInto("jobs").values(jobToRow(job, payloadJson, position)).execute();
-      return { created: true, job };
-    });
+    return { event, eventJson: JSON.stringify(event.data), payloadJson };
   }
 
   /**
@@ -199,25 +276,39 @@ export class JobQueue {
    * A job whose expired lease was its last attempt goes `dead(exhausted)` instead of being handed out.
    */
   async claim(owner: string, options: { leaseMs?: number } = {}): Promise<ClaimedJob | null> {
+    const [job] = await this.claimMany(owner, 1, options);
+    return job ?? null;
+  }
+
+  /**
+   * Claims up to `max` due jobs for `owner` in one transaction, oldest first, each exactly as
+   * {@link claim} would (its own token, the same lease). Returns fewer, or none, when fewer are due.
+   */
+  async claimMany(owner: string, max: number, options: { leaseMs?: number } = {}): Promise<ClaimedJob[]> {
     checkIdentifier(owner, "the owner", "VERQ_INVALID_ARGUMENT");
+    checkBatchSize(max);
     const leaseMs = checkLeaseMs(options.leaseMs ?? this.#defaultLeaseMs);
     return this.#store.transaction(async (trx) => {
       // Read the clock once the write lock is held: time spent waiting for another process
       // must not be taken out of the lease being handed out.
       const now = this.#clock.now();
       const command = jobCommands.claim({ owner, leaseMs, now });
-      for (;;) {
-        const candidates = await selectClaimCandidates(trx, this.#store.dialect, now, 8);
-        let progressed = false;
+      const claimed: ClaimedJob[] = [];
+      while (claimed.length < max) {
+        // Some candidates do not end leased (an expired last attempt goes dead): ask again.
+        const candidates = await selectClaimCandidates(trx, this.#store.dialect, now, Math.max(8, max - claimed.length));
+        const changes: JobChange[] = [];
         for (const job of candidates) {
+          if (claimed.length >= max) break;
           const decision = this.#decide(job, command);
           if (!decision.accepted) continue;
-          progressed = true;
-          await commitJobEvents(trx, this.#store.dialect, job, decision.job, decision.events);
-          if (decision.job.state === "leased") return decision.job as ClaimedJob;
+          changes.push({ before: job, after: decision.job, events: decision.events });
+          if (decision.job.state === "leased") claimed.push(decision.job as ClaimedJob);
         }
-        if (!progressed) return null;
+        if (changes.length === 0) break;
+        await commitJobChanges(trx, this.#store.dialect, changes);
       }
+      return claimed;
     });
   }
 
@@ -227,20 +318,46 @@ export class JobQueue {
    * stale-finish counter. Throws `VERQ_UNKNOWN_JOB` for an id that was never enqueued.
    */
   async finish(id: string, token: number, outcome: FinishOutcome): Promise<boolean> {
-    checkIdentifier(id, "a job id");
-    checkToken(token);
-    checkOutcome(outcome);
+    const [accepted] = await this.finishMany([{ id, token, outcome }]);
+    return accepted === true;
+  }
+
+  /**
+   * Records many outcomes in one transaction, each exactly as {@link finish} would, in input
+   * order (a second finish of the same job and token in one batch is stale). Returns, per input,
+   * whether it was accepted. An unknown id or invalid input throws and records none of them.
+   */
+  async finishMany(finishes: readonly FinishInput[]): Promise<boolean[]> {
+    if (!isArray(finishes)) throw new VerqError("VERQ_INVALID_ARGUMENT", "finishMany takes an array of outcomes");
+    for (const f of finishes) {
+      checkIdentifier(f?.id, "a job id");
+      checkToken(f.token);
+      checkOutcome(f.outcome);
+    }
+    if (finishes.length === 0) return [];
     return this.#store.transaction(async (trx) => {
       const now = this.#clock.now();
-      const job = await this.#requireJob(trx, id);
-      const retryDelayMs = backoffDelay(this.#backoff, job.attempts, this.#rng);
-      const decision = this.#decide(job, jobCommands.finish({ token, outcome, retryDelayMs, now }));
-      if (!decision.accepted) {
-        await bumpCounter(trx, "job.staleFinishesRefused");
-        return false;
-      }
-      await commitJobEvents(trx, this.#store.dialect, job, decision.job, decision.events);
-      return true;
+      const current = await selectJobsById(trx, finishes.map((f) => f.id));
+      const changes: JobChange[] = [];
+      const accepted = finishes.map(({ id, token, outcome }) => {
+        const job = current.get(id);
+        if (job === undefined) throw unknownJob(id);
+        let decision = this.#decide(job, jobCommands.finish({ token, outcome, retryDelayMs: 0, now }));
+        if (!decision.accepted) return false;
+        if (outcome === "retry") {
+          // Jitter is drawn only for a retry that is accepted, so a refusal moves no RNG.
+          const retryDelayMs = backoffDelay(this.#backoff, job.attempts, this.#rng);
+          decision = this.#decide(job, jobCommands.finish({ token, outcome, retryDelayMs, now }));
+          if (!decision.accepted) return false;
+        }
+        changes.push({ before: job, after: decision.job, events: decision.events });
+        current.set(id, decision.job);
+        return true;
+      });
+      await commitJobChanges(trx, this.#store.dialect, changes);
+      const refused = accepted.filter((a) => !a).length;
+      if (refused > 0) await bumpCounter(trx, "job.staleFinishesRefused", refused);
+      return accepted;
     });
   }
 
@@ -257,7 +374,7 @@ export class JobQueue {
       const job = await this.#requireJob(trx, id);
       const decision = this.#decide(job, jobCommands.heartbeat({ token, leaseMs, now }));
       if (!decision.accepted) return false;
-      await commitJobEvents(trx, this.#store.dialect, job, decision.job, decision.events);
+      await commitJobChanges(trx, this.#store.dialect, [{ before: job, after: decision.job, events: decision.events }]);
       return true;
     });
   }
@@ -313,7 +430,7 @@ export class JobQueue {
           `${recent} redrives in the last ${this.#redriveLimit.windowMs} ms reach the limit of ${this.#redriveLimit.max}; try again later`,
         );
       }
-      await commitJobEvents(trx, this.#store.dialect, job, decision.job, decision.events);
+      await commitJobChanges(trx, this.#store.dialect, [{ before: job, after: decision.job, events: decision.events }]);
       return { jobId: id, previousToken: job.token, at: now, note: options.note, deadline };
     });
   }
@@ -377,6 +494,11 @@ export class JobQueue {
     if (job === null) throw unknownJob(id);
     return job;
   }
+}
+
+/** `Array.isArray` without narrowing a typed array to `any[]` (callers in plain JS may pass anything). */
+function isArray(value: unknown): boolean {
+  return Array.isArray(value);
 }
 
 function unknownJob(id: string): VerqError {

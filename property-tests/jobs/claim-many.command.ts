@@ -1,0 +1,64 @@
+import fc from "fast-check";
+import { checkInvariants } from "./check-invariants.ts";
+import type { JobsCommand } from "./jobs-command.ts";
+import { WORKERS, type JobsModel } from "./jobs-model.ts";
+import type { JobsReal } from "./jobs-real.ts";
+import { modelEqual, modelFail } from "./model-assert.ts";
+
+/**
+ * J3 in a batch: `worker` claims up to `max` jobs in one transaction. It must get exactly
+ * min(max, claimable) distinct claimable jobs, each with the next token of its job and the same
+ * projection a single claim would give; expired leases whose budget is spent may be quarantined
+ * on the way, and all of them must be when the batch came back short.
+ */
+export class ClaimManyCommand implements JobsCommand {
+  constructor(
+    readonly worker: string,
+    readonly leaseMs: number,
+    readonly max: number,
+  ) {}
+
+  static arbitrary(): fc.Arbitrary<JobsCommand> {
+    return fc
+      .record({ worker: fc.constantFrom(...WORKERS), leaseMs: fc.integer({ min: 1, max: 60 }), max: fc.integer({ min: 1, max: 4 }) })
+      .map((c) => new ClaimManyCommand(c.worker, c.leaseMs, c.max));
+  }
+
+  check(): boolean {
+    return true;
+  }
+
+  async run(m: JobsModel, r: JobsReal): Promise<void> {
+    const claimable = m.claimable();
+    const doomed = m.doomed();
+    const got = await r.queue.claimMany(this.worker, this.max, { leaseMs: this.leaseMs });
+    const expectedCount = Math.min(this.max, claimable.length);
+    if (got.length !== expectedCount) {
+      modelFail("J3 claimMany", `claimed ${got.length} of max ${this.max} while ${claimable.length} were claimable`);
+    }
+    if (new Set(got.map((j) => j.id)).size !== got.length) modelFail("a tokens", `one batch handed out a job twice`);
+    for (const job of got) {
+      const before =
+        claimable.find((j) => j.id === job.id) ?? modelFail("J3 claimMany", `handed out ${job.id}, which was not claimable`);
+      const issued = m.tokensIssued.get(job.id) ?? [];
+      if (job.token !== Math.max(0, ...issued) + 1 || issued.includes(job.token)) {
+        modelFail("a tokens", `claimMany of ${job.id} handed out token ${job.token} after tokens [${issued.join(",")}]`);
+      }
+      const expected = m.claimed(before, this.worker, this.leaseMs);
+      modelEqual("J3 claimMany", `claimed ${job.id}`, job, expected);
+      m.jobs.set(job.id, expected);
+      m.tokensIssued.set(job.id, [...issued, job.token]);
+      m.held.push({ worker: this.worker, id: job.id, token: job.token });
+    }
+    for (const job of doomed) {
+      const dead = (await r.queue.get(job.id))?.state === "dead";
+      if (!dead && got.length < this.max) modelFail("J3 claimMany", `a short batch left ${job.id}'s spent lease unquarantined`);
+      if (dead) m.jobs.set(job.id, m.expiredExhausted(job));
+    }
+    await checkInvariants(m, r);
+  }
+
+  toString(): string {
+    return `claimMany(${this.worker}, lease=${this.leaseMs}, max=${this.max})`;
+  }
+}
