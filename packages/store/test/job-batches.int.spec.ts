@@ -11,7 +11,7 @@ let cleanup: () => void;
 
 beforeEach(async () => {
   const temp = makeTempDir("batches");
-  cleanup = temp.remove;
+  cleanup = () => temp.remove();
   store = await openStore({ path: temp.file("verq.sqlite") });
   clock = new ManualClock(T0);
   queue = new JobQueue(store, { clock, rng: seededRng(1), backoff: { baseMs: 100, factor: 2, maxMs: 1_000, jitter: "none" }, defaultLeaseMs: 1_000 });
@@ -156,8 +156,8 @@ describe("JobWorker (group commit with the semantics of claim → send → finis
     const report = await worker.drain();
     expect(report).toMatchObject({ ok: 1, retry: 1, permanent: 1, leftLeased: 2 });
     expect(errors.sort()).toEqual(["badack:BadAck", "boom:Error: boom"]);
-    const states = Object.fromEntries(
-      await Promise.all(["ok", "retry", "permanent", "badack", "boom"].map(async (id) => [id, (await clockless.get(id))?.state])),
+    const states: Record<string, string | undefined> = Object.fromEntries(
+      await Promise.all(["ok", "retry", "permanent", "badack", "boom"].map(async (id) => [id, (await clockless.get(id))?.state] as const)),
     );
     expect(states).toEqual({ ok: "done", retry: "pending", permanent: "dead", badack: "leased", boom: "leased" });
   });
