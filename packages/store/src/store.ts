@@ -1,5 +1,5 @@
 import { VerqError } from "@verq/core";
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { sqliteStoreDialect } from "./dialect/sqlite-dialect.ts";
 import { openSqlite, type SqliteOptions } from "./dialect/sqlite-connection.ts";
 import type { StoreDialect } from "./dialect/store-dialect.ts";
@@ -54,6 +54,17 @@ export class VerqStore {
   /** Folds every projection again from the event log, in one transaction. */
   async rebuildProjections(): Promise<{ jobs: number; events: number }> {
     return this.transaction((trx) => rebuildJobProjections(trx));
+  }
+
+  /** How many events the log holds. */
+  async countEvents(): Promise<number> {
+    const row = await this.db.selectFrom("events").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Moves the write-ahead log into the database file and truncates it (SQLite), e.g. before measuring the file. */
+  async checkpoint(): Promise<void> {
+    await sql`pragma wal_checkpoint(TRUNCATE)`.execute(this.db);
   }
 
   /** Closes the database. Safe to call twice. */

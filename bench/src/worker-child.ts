@@ -1,0 +1,28 @@
+/**
+ * A verq worker in its own process, for the figures that need one: two processes on one file,
+ * and the peak memory of a worker. Prints "ready", waits for "go" on stdin, drains the queue
+ * with a group-commit `JobWorker`, and prints one JSON line: jobs finished, milliseconds, peak RSS.
+ *
+ *   tsx worker-child.ts <db> <owner> <concurrency> <batchSize>
+ */
+import readline from "node:readline";
+import { JobQueue, JobWorker, openStore } from "@verq/store";
+
+const [db, owner, concurrency, batchSize] = process.argv.slice(2);
+if (db === undefined || owner === undefined) throw new Error("usage: worker-child.ts <db> <owner> <concurrency> <batchSize>");
+const store = await openStore({ path: db });
+const queue = new JobQueue(store);
+process.stdout.write("ready\n");
+const input = readline.createInterface({ input: process.stdin });
+for await (const line of input) if (line.trim() === "go") break;
+input.close();
+const start = performance.now();
+const report = await new JobWorker(queue, {
+  owner,
+  concurrency: Number(concurrency ?? 8),
+  batchSize: Number(batchSize ?? 100),
+  sender: () => true,
+}).drain();
+const ms = performance.now() - start;
+await store.close();
+process.stdout.write(`${JSON.stringify({ ok: report.ok, ms, peakRssBytes: process.resourceUsage().maxRSS * 1024 })}\n`);
