@@ -1,5 +1,5 @@
 import type { Message } from "@verq/core";
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 import { rowToMessage } from "./messageRow.ts";
 import { messageDb } from "./messageTables.ts";
@@ -28,7 +28,8 @@ export async function selectOpenMessageByFile(db: Kysely<VerqDatabase>, file: st
     .where("state", "in", ["inbox", "error"])
     .orderBy("updated_at", "desc")
     .orderBy("id", "desc")
-    .limit(1)
+    // A literal limit: a bound one makes SQLite re-prepare the statement on every execution.
+    .limit(sql.lit(1))
     .executeTakeFirst();
   return row === undefined ? null : rowToMessage(row);
 }
