@@ -1,4 +1,5 @@
 import { VerqError, type CoreCallResult, type CoreInquiryResult } from "@verq/core";
+import { Agent, request } from "undici";
 import type { CoreClient } from "./core-client.ts";
 
 /** Where and how the relay reaches the core over HTTP. */
@@ -24,7 +25,7 @@ const NOT_SENT_CODES = new Set([
 ]);
 
 /**
- * A {@link CoreClient} over `fetch`. It tells the two failures apart that the ledger must keep
+ * A {@link CoreClient} over undici (Node's HTTP client; no redirects are followed). It tells the two failures apart that the ledger must keep
  * apart (SPEC G3):
  * - connection refused, unknown host, connect timeout: `not-sent` → FAILED (E902), safe to
  *   send again;
@@ -38,20 +39,20 @@ export function createHttpCoreClient(options: HttpCoreClientOptions): CoreClient
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxAnswerBytes = options.maxAnswerBytes ?? 1_048_576;
 
-  const call = async (url: string, init: RequestInit): Promise<{ status: number; body: string | null }> => {
-    const response = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    return { status: response.status, body: bytes.byteLength > maxAnswerBytes ? null : decodeUtf8(bytes) };
+  // undici's own `request` (the HTTP client behind `fetch`, with the same connection pool and
+  // error codes) without fetch's WHATWG streams: about 1 ms less per call on 127.0.0.1.
+  const dispatcher = new Agent({ connections: 64 });
+  const call = async (url: string, method: "GET" | "POST", body?: string): Promise<{ status: number; body: string | null }> => {
+    const headers = body === undefined ? {} : { "content-type": "application/json" };
+    const response = await request(url, { method, headers, body, dispatcher, signal: AbortSignal.timeout(timeoutMs) });
+    const bytes = new Uint8Array(await response.body.arrayBuffer());
+    return { status: response.statusCode, body: bytes.byteLength > maxAnswerBytes ? null : decodeUtf8(bytes) };
   };
 
   return {
     async transfer(_guid: string, request: string): Promise<CoreCallResult> {
       try {
-        const answer = await call(`${base}/transfer`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: request,
-        });
+        const answer = await call(`${base}/transfer`, "POST", request);
         return { kind: "answered", ...answer };
       } catch (error) {
         const code = networkCode(error);
@@ -60,7 +61,7 @@ export function createHttpCoreClient(options: HttpCoreClientOptions): CoreClient
     },
     async inquire(guid: string): Promise<CoreInquiryResult> {
       try {
-        return { kind: "answered", ...(await call(`${base}/transfer/${encodeURIComponent(guid)}`, { method: "GET" })) };
+        return { kind: "answered", ...(await call(`${base}/transfer/${encodeURIComponent(guid)}`, "GET")) };
       } catch (error) {
         return { kind: "failed", reason: networkCode(error) };
       }
