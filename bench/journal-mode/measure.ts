@@ -13,13 +13,13 @@
  *
  * The same file runs as the child of part 2 when given `--child`.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { JobQueue, openStore } from "@verq/store";
+import { startReadyChildren } from "../src/ready-children.ts";
 
 type JournalMode = "wal" | "delete";
 type Synchronous = "normal" | "full";
@@ -84,29 +84,16 @@ async function twoProcesses(dir: string, setting: Setting, jobs: number, round: 
   const store = await openStore({ path: dbPath, ...setting }); // create and migrate once, up front
   await store.close();
   const script = fileURLToPath(import.meta.url);
-  const children = ["p1", "p2"].map((prefix) => {
-    const child = spawn(
-      process.execPath,
-      [...process.execArgv, script, "--child", dbPath, setting.journalMode, setting.synchronous, String(jobs / 2), prefix],
-      { stdio: ["pipe", "pipe", "inherit"] },
-    );
-    let out = "";
-    const ready = new Promise<void>((resolve, reject) => {
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-        out += chunk;
-        if (out.includes("ready\n")) resolve();
-      });
-      child.once("error", reject);
-    });
-    const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
-    return { child, ready, exited };
-  });
-  await Promise.all(children.map((c) => c.ready));
+  const prefixes = ["p1", "p2"];
+  const children = await startReadyChildren(
+    script,
+    (i) => ["--child", dbPath, setting.journalMode, setting.synchronous, String(jobs / 2), prefixes[i] ?? `p${i + 1}`],
+    prefixes.length,
+  );
   const started = process.hrtime.bigint();
-  for (const c of children) c.child.stdin.end("go\n");
-  const codes = await Promise.all(children.map((c) => c.exited));
+  for (const child of children) child.go();
+  await Promise.all(children.map((c) => c.exited));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  if (codes.some((code) => code !== 0)) throw new Error(`a child failed: exit codes ${codes.join(", ")}`);
   const check = await openStore({ path: dbPath, ...setting });
   const done = (await new JobQueue(check).stats()).byState.done;
   await check.close();

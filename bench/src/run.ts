@@ -107,17 +107,27 @@ async function main(): Promise<void> {
     `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "unknown CPU"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}; ${new Date().toISOString().slice(0, 10)}; ${quick ? "--quick (tiny sizes: not for reporting)" : `${rounds} rounds`}; ${(since(started) / 1000).toFixed(0)} s`,
   );
   lines.push("");
-  lines.push("| figure | system | measured | median | min | max | runs | verq advantage |");
-  lines.push("|---|---|---|---:|---:|---:|---:|---:|");
-  for (const row of [...rows].sort((a, b) => a.group.localeCompare(b.group, "en", { numeric: true }))) {
+  lines.push("| figure | system | median | min | max | runs | verq advantage |");
+  lines.push("|---|---|---:|---:|---:|---:|---:|");
+  const sorted = [...rows].sort((a, b) => a.group.localeCompare(b.group, "en", { numeric: true }));
+  for (const row of sorted) {
     const best = bestVerq(rows, row);
     const isBaseline = !row.system.startsWith("verq");
     const ratio = isBaseline && best !== undefined ? (row.better === "higher" ? best / row.median : row.median / best) : undefined;
     lines.push(
-      `| ${row.group}: ${row.figure} | ${row.system} | ${row.settings} | ${format(row.median, row.unit)} | ${format(row.min, row.unit)} | ${format(row.max, row.unit)} | ${row.runs} | ${ratio === undefined ? "" : `${ratio.toFixed(2)}×`} |`,
+      `| ${row.group}: ${row.figure} | ${row.system} | ${format(row.median, row.unit)} | ${format(row.min, row.unit)} | ${format(row.max, row.unit)} | ${row.runs} | ${ratio === undefined ? "" : `${ratio.toFixed(2)}×`} |`,
     );
   }
-  for (const [scenario, reason] of skipped) lines.push(`| ${scenario.group} | ${scenario.system} | not measured: ${reason} | | | | 0 | |`);
+  for (const [scenario, reason] of skipped) lines.push(`| ${scenario.group} | ${scenario.system} | not measured: ${reason} | | | 0 | |`);
+  lines.push("");
+  lines.push("What each row measured, with its durability settings:");
+  const described = new Set<string>();
+  for (const row of sorted) {
+    const key = `${row.group} · ${row.system} · ${row.settings}`;
+    if (described.has(key)) continue;
+    described.add(key);
+    lines.push(`- ${row.group.split(" ")[0]} ${row.system}: ${row.settings}`);
+  }
   lines.push("");
   lines.push("Targets (verq on SQLite, in this run):");
   for (const target of checkTargets(rows)) lines.push(`- ${target}`);

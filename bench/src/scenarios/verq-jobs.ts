@@ -4,9 +4,9 @@
  * enqueue to start, peak memory, claim latency as the log grows, and bytes per lifecycle.
  * Every job goes through the job machine and the append-only event log.
  */
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { JobQueue, JobWorker, openStore, type VerqStore } from "@verq/store";
+import { startReadyChildren } from "../ready-children.ts";
 import { bytesOnDisk, freshDb, jobId } from "../sqlite-files.ts";
 import { lower, percentile, perSecond, since, type BenchSize, type Figure, type Scenario } from "../scenario.ts";
 
@@ -92,32 +92,12 @@ interface ChildResult {
 /** Starts `count` worker processes on one file, lets them go together, and waits for their reports. */
 async function workerProcesses(db: string, count: number, concurrency: number, batchSize: number): Promise<{ wallMs: number; results: ChildResult[] }> {
   const script = fileURLToPath(new URL("../worker-child.ts", import.meta.url));
-  const children = Array.from({ length: count }, (_, i) => {
-    const child = spawn(process.execPath, [...process.execArgv, script, db, `p${i + 1}`, String(concurrency), String(batchSize)], {
-      stdio: ["pipe", "pipe", "inherit"],
-    });
-    let out = "";
-    const ready = new Promise<void>((resolve, reject) => {
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-        out += chunk;
-        if (out.includes("ready\n")) resolve();
-      });
-      child.once("error", reject);
-    });
-    const done = new Promise<ChildResult>((resolve, reject) =>
-      child.once("close", (code) => {
-        if (code !== 0) return reject(new Error(`worker process exited with ${code}`));
-        const last = out.trim().split("\n").pop() ?? "";
-        resolve(JSON.parse(last) as ChildResult);
-      }),
-    );
-    return { child, ready, done };
-  });
-  await Promise.all(children.map((c) => c.ready));
+  const children = await startReadyChildren(script, (i) => [db, `p${i + 1}`, String(concurrency), String(batchSize)], count);
   const start = performance.now();
-  for (const c of children) c.child.stdin.end("go\n");
-  const results = await Promise.all(children.map((c) => c.done));
-  return { wallMs: since(start), results };
+  for (const child of children) child.go();
+  const outputs = await Promise.all(children.map((c) => c.exited));
+  const wallMs = since(start);
+  return { wallMs, results: outputs.map((out) => JSON.parse(out.trim().split("\n").pop() ?? "") as ChildResult) };
 }
 
 async function twoProcesses(size: BenchSize): Promise<Figure> {
