@@ -112,7 +112,8 @@ async function main(): Promise<void> {
   const sorted = [...rows].sort((a, b) => a.group.localeCompare(b.group, "en", { numeric: true }));
   for (const row of sorted) {
     const best = bestVerq(rows, row);
-    const isBaseline = !row.system.startsWith("verq");
+    // "direct to the core" is the floor the relay adds to, not a competitor: no ratio.
+    const isBaseline = !row.system.startsWith("verq") && !row.system.startsWith("direct");
     const ratio = isBaseline && best !== undefined ? (row.better === "higher" ? best / row.median : row.median / best) : undefined;
     lines.push(
       `| ${row.group}: ${row.figure} | ${row.system} | ${format(row.median, row.unit)} | ${format(row.min, row.unit)} | ${format(row.max, row.unit)} | ${row.runs} | ${ratio === undefined ? "" : `${ratio.toFixed(2)}×`} |`,

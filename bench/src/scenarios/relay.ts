@@ -239,7 +239,7 @@ export function relayScenarios(): Scenario[] {
     },
     {
       group: GROUP,
-      system: "verq",
+      system: "verq (new GUIDs)",
       settings: `client → relay (Fastify; claim, send, record: 3 SQLite transactions, WAL, synchronous=NORMAL) → no-op core; ${common}`,
       run: (size) =>
         measured(size, async (r) => {
@@ -273,7 +273,7 @@ export function relayScenarios(): Scenario[] {
     },
     {
       group: GROUP,
-      system: "verq",
+      system: "verq (replays)",
       settings: `replay of a stored answer: the same GUIDs again, each DONE, answered from the ledger (a refused insert-or-nothing claim, then a read: two BEGIN IMMEDIATE transactions, nothing written), the core not called; ${common}`,
       run: (size) =>
         measured(size, async (r) => {
