@@ -5,7 +5,9 @@ import { openSqlite, type SqliteOptions } from "./dialect/sqlite-connection.ts";
 import type { StoreDialect } from "./dialect/store-dialect.ts";
 import { migrateToLatest } from "./migrations/migrate.ts";
 import type { VerqDatabase } from "./schema.ts";
+import { rebuildGuidLedger } from "./sql/rebuildGuidLedger.ts";
 import { rebuildJobProjections } from "./sql/rebuildJobProjections.ts";
+import { rebuildMessageProjections } from "./sql/rebuildMessageProjections.ts";
 
 /** Where and how to open a store. */
 export interface OpenStoreOptions extends SqliteOptions {
@@ -51,9 +53,24 @@ export class VerqStore {
     }
   }
 
-  /** Folds every projection again from the event log, in one transaction. */
-  async rebuildProjections(): Promise<{ jobs: number; events: number }> {
-    return this.transaction((trx) => rebuildJobProjections(trx));
+  /**
+   * Folds every projection again from the event log, in one transaction: the jobs and their
+   * redrive audit, the GUID ledger, and the file queue's messages with their `processed` and
+   * duplicate rows. All or nothing: an event that cannot be folded leaves every table as it was.
+   * `events` counts the events folded.
+   */
+  async rebuildProjections(): Promise<{ jobs: number; ledgerEntries: number; messages: number; events: number }> {
+    return this.transaction(async (trx) => {
+      const jobs = await rebuildJobProjections(trx);
+      const ledger = await rebuildGuidLedger(trx);
+      const messages = await rebuildMessageProjections(trx);
+      return {
+        jobs: jobs.jobs,
+        ledgerEntries: ledger.entries,
+        messages: messages.messages,
+        events: jobs.events + ledger.events + messages.events,
+      };
+    });
   }
 
   /** How many events the log holds. */

@@ -1,5 +1,5 @@
-import { ManualClock } from "@verq/core";
-import { openStore, type VerqStore } from "@verq/store";
+import { ManualClock, classifyCoreCall } from "@verq/core";
+import { FileLedger, GuidLedger, openStore, type VerqStore } from "@verq/store";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { projectionRows, tableRows } from "./helpers/snapshot.ts";
@@ -39,7 +39,7 @@ describe("rebuildProjections: folding the event log again gives exactly the live
     expect(new Set(live.jobs.map((j) => (j as { state: string }).state))).toEqual(new Set(["pending", "leased", "done", "dead"]));
 
     const result = await store.rebuildProjections();
-    expect(result).toEqual({ jobs: live.jobs.length, events: events.length });
+    expect(result).toEqual({ jobs: live.jobs.length, ledgerEntries: 0, messages: 0, events: events.length });
     expect(await projectionRows(store)).toEqual(live);
     // The log itself is untouched, and a second rebuild is a fixpoint.
     expect(await tableRows(store, "events")).toEqual(events);
@@ -85,9 +85,45 @@ describe("rebuildProjections: folding the event log again gives exactly the live
     }
   });
 
+  it("covers every projection: the GUID ledger and the file queue's messages, processed and duplicate rows too", async () => {
+    const store = await openTemp("all-projections.sqlite");
+    const clock = new ManualClock();
+    await buildEveryState(deterministicQueue(store, clock), clock);
+    const ledger = new GuidLedger(store, { clock });
+    for (const [i, guid] of ["G-done", "G-unknown", "G-received"].entries()) {
+      const request = JSON.stringify({ guid, amount: i + 1 });
+      await ledger.receive({ guid, request, fingerprint: `f${i}`, maxAttempts: 3 });
+      if (guid === "G-received") continue;
+      await ledger.send(guid);
+      const answered = guid === "G-done";
+      const result = answered
+        ? ({ kind: "answered", status: 200, body: JSON.stringify({ guid, code: "0000" }) } as const)
+        : ({ kind: "no-answer", reason: "TimeoutError" } as const);
+      await ledger.record(guid, 1, classifyCoreCall(guid, result));
+      clock.advance(10);
+    }
+    const files = new FileLedger(store, { clock });
+    const verdict = (key: string, file: string) =>
+      ({ kind: "valid", key, group: "O-1", sequence: 1, amount: 10, message: JSON.stringify({ msg_id: key }), file }) as const;
+    const settle = (claimId: string, file: string, key: string) =>
+      files.settle({ claimId, owner: "1@host", file, recovered: false, errorCopyExists: false, verdict: verdict(key, file) });
+    await settle("c1", "a.json", "K1");
+    await settle("c2", "b.json", "K1"); // a duplicate of K1
+    await settle("c3", "c.json", "K2");
+    const tables = ["jobs", "redrives", "ledger", "messages", "processed", "message_duplicates"] as const;
+    const before = await Promise.all(tables.map((t) => tableRows(store, t)));
+    expect(before.map((rows) => rows.length).every((n) => n > 0)).toBe(true);
+
+    // Lose every projection row: only the event log is left to rebuild them from.
+    for (const table of tables) await sql`delete from ${sql.table(table)}`.execute(store.db);
+    const result = await store.rebuildProjections();
+    expect(result).toMatchObject({ ledgerEntries: 3, messages: 3 });
+    expect(await Promise.all(tables.map((t) => tableRows(store, t)))).toEqual(before);
+  });
+
   it("rebuilds an empty store to empty projections", async () => {
     const store = await openTemp("empty.sqlite");
-    expect(await store.rebuildProjections()).toEqual({ jobs: 0, events: 0 });
+    expect(await store.rebuildProjections()).toEqual({ jobs: 0, ledgerEntries: 0, messages: 0, events: 0 });
     expect(await projectionRows(store)).toEqual({ jobs: [], redrives: [] });
   });
 

@@ -5,8 +5,19 @@ import { sql } from "kysely";
 const STATES: readonly JobState[] = ["pending", "leased", "done", "dead"];
 
 /** Every row of a table in key order, exactly as SQLite returns it. */
-export async function tableRows(store: VerqStore, table: "events" | "jobs" | "redrives" | "counters"): Promise<unknown[]> {
-  const key = { events: "position", jobs: "id", redrives: "position", counters: "name" }[table];
+const ORDER_KEYS = {
+  events: "position",
+  jobs: "id",
+  redrives: "position",
+  counters: "name",
+  ledger: "guid",
+  messages: "id",
+  processed: "msg_id",
+  message_duplicates: "message_id",
+} as const;
+
+export async function tableRows(store: VerqStore, table: keyof typeof ORDER_KEYS): Promise<unknown[]> {
+  const key = ORDER_KEYS[table];
   return (await sql`select * from ${sql.table(table)} order by ${sql.ref(key)}`.execute(store.db)).rows;
 }
 
