@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type fc from "fast-check";
 import { GUID_STREAM, ManualClock, type GuidDecider } from "@verq/core";
-import { GuidLedger, VerqStore, openStore, type GuidClaimer, type StoredEvent } from "@verq/store";
+import { GuidLedger, VerqStore, openStore, readAllEvents, type GuidClaimer, type StoredEvent } from "@verq/store";
 import type { RelayBoundary } from "../../packages/adapters/src/relay/relay-context.ts";
 import type { RelayReply } from "../../packages/adapters/src/relay/relay-reply.ts";
 import { RelayService } from "../../packages/adapters/src/relay/relay-service.ts";
@@ -108,21 +108,10 @@ export async function createRelayWorld(s: fc.Scheduler, scenario: RelayScenario,
     firstSend: new Map(),
     history,
     async observe() {
-      const rows = await running.base.db.selectFrom("events").selectAll().where("stream_type", "=", GUID_STREAM).orderBy("position").execute();
-      for (const row of rows) {
-        const position = Number(row.position);
-        if (seen.has(position)) continue;
-        seen.add(position);
-        const event: StoredEvent = {
-          position,
-          streamType: row.stream_type,
-          streamId: row.stream_id,
-          version: Number(row.version),
-          type: row.type,
-          data: JSON.parse(row.data) as unknown,
-          at: Number(row.at_ms),
-        };
-        history.set(row.stream_id, [...(history.get(row.stream_id) ?? []), event]);
+      for (const event of await readAllEvents(running.base.db, GUID_STREAM)) {
+        if (seen.has(event.position)) continue;
+        seen.add(event.position);
+        history.set(event.streamId, [...(history.get(event.streamId) ?? []), event]);
       }
     },
     async restart() {

@@ -16,7 +16,7 @@ export {
 export { JobWorker, type JobWorkerOptions, type JobWorkerReport } from "./job-worker.ts";
 export type { VerqDatabase } from "./schema.ts";
 export type { JobStats } from "./sql/selectJobStats.ts";
-export type { StoredEvent } from "./sql/readStream.ts";
+export { readAllEvents, type StoredEvent } from "./sql/readStream.ts";
 export { VerqStore, openStore, type OpenStoreOptions } from "./store.ts";
 export { ReceiptBook, type ReceiptResult, type ReceiverCounts } from "./receipt-book.ts";
 export {

@@ -32,7 +32,7 @@ import {
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
-import { commitJobChanges, type JobChange } from "./sql/commitJobDecisions.ts";
+import { commitJobChanges, type JobChange } from "./sql/commitJobChanges.ts";
 import { insertEventRows, positionKey, type EventRow } from "./sql/insertEventRows.ts";
 import { bumpCounter } from "./sql/counters.ts";
 import { countRedrivesSince } from "./sql/countRedrivesSince.ts";
@@ -412,16 +412,7 @@ export class JobQueue {
   async runOnce(owner: string, sender: Sender, options: { leaseMs?: number } = {}): Promise<RunOnceResult> {
     const job = await this.claim(owner, options);
     if (job === null) return { status: "idle" };
-    let outcome: FinishOutcome;
-    try {
-      const result = await sender(job);
-      if (result !== true) throw new BadAck(result);
-      outcome = "ok";
-    } catch (error) {
-      if (isVerqError(error, "VERQ_RETRYABLE")) outcome = "retry";
-      else if (isVerqError(error, "VERQ_PERMANENT")) outcome = "permanent";
-      else throw error;
-    }
+    const outcome = await sendForOutcome(sender, job);
     const accepted = await this.finish(job.id, job.token, outcome);
     return { status: "finished", id: job.id, token: job.token, outcome, accepted };
   }
@@ -517,6 +508,23 @@ export class JobQueue {
     const job = await selectJob(trx, id);
     if (job === null) throw unknownJob(id);
     return job;
+  }
+}
+
+/**
+ * Sends one claimed job and maps what happened to its outcome (SPEC J5): a return of exactly
+ * `true` is `ok`, a thrown `Retryable` is `retry`, a thrown `Permanent` is `permanent`. Any
+ * other return value throws `BadAck`, and any other error is rethrown: the job stays leased.
+ */
+export async function sendForOutcome(sender: Sender, job: ClaimedJob): Promise<FinishOutcome> {
+  try {
+    const result = await sender(job);
+    if (result !== true) throw new BadAck(result);
+    return "ok";
+  } catch (error) {
+    if (isVerqError(error, "VERQ_RETRYABLE")) return "retry";
+    if (isVerqError(error, "VERQ_PERMANENT")) return "permanent";
+    throw error;
   }
 }
 

@@ -1,5 +1,5 @@
-import { BadAck, VerqError, checkIdentifier, checkLeaseMs, isVerqError, type FinishOutcome } from "@verq/core";
-import { MAX_BATCH_SIZE, type ClaimedJob, type FinishInput, type JobQueue, type Sender } from "./job-queue.ts";
+import { VerqError, checkIdentifier, checkLeaseMs, type FinishOutcome } from "@verq/core";
+import { MAX_BATCH_SIZE, sendForOutcome, type ClaimedJob, type FinishInput, type JobQueue, type Sender } from "./job-queue.ts";
 
 /** Settings of a {@link JobWorker}. */
 export interface JobWorkerOptions {
@@ -165,16 +165,10 @@ export class JobWorker {
   async #send(job: ClaimedJob): Promise<void> {
     let outcome: FinishOutcome | null = null;
     try {
-      const result = await this.#sender(job);
-      if (result !== true) throw new BadAck(result);
-      outcome = "ok";
+      outcome = await sendForOutcome(this.#sender, job);
     } catch (error) {
-      if (isVerqError(error, "VERQ_RETRYABLE")) outcome = "retry";
-      else if (isVerqError(error, "VERQ_PERMANENT")) outcome = "permanent";
-      else {
-        this.#report.leftLeased++;
-        this.#onSendError?.(job, error);
-      }
+      this.#report.leftLeased++;
+      this.#onSendError?.(job, error);
     } finally {
       this.#inFlight--;
       if (outcome !== null) this.#outcomes.push({ id: job.id, token: job.token, outcome });

@@ -74,6 +74,16 @@ function describeEvent(event: StoredEvent): string {
  * not end DONE); 2 usage; 3 refused by a rule (purge whose retention is not longer than the
  * resend window); 4 unknown GUID.
  */
+/** The options of the commands that call the core over a ledger: resolve and reprocess. */
+function withCoreOptions(command: Command, what: { timeoutOf: string; limitOf: string }): Command {
+  return command
+    .requiredOption("--db <file>", "SQLite file of the ledger")
+    .requiredOption("--core <url>", "the core's base URL")
+    .option("--core-timeout <duration>", `timeout of ${what.timeoutOf}`, "10s")
+    .option("--limit <n>", `look at most at this many ${what.limitOf}, oldest first`, "1000")
+    .option("--json", "print JSON");
+}
+
 export function registerRelayCommands(program: Command, context: CliContext): void {
   const { io } = context;
   const relay = program.command("relay").description("the GUID relay: an idempotency ledger in front of a core that is not idempotent");
@@ -134,15 +144,13 @@ export function registerRelayCommands(program: Command, context: CliContext): vo
       }
     });
 
-  relay
-    .command("resolve")
-    .description("settle UNKNOWN entries older than --min-age by the core's inquiry: found → DONE, not found → FAILED")
-    .requiredOption("--db <file>", "SQLite file of the ledger")
-    .requiredOption("--core <url>", "the core's base URL")
-    .requiredOption("--min-age <duration>", "the core's longest processing time; younger entries are not asked about")
-    .option("--core-timeout <duration>", "timeout of each inquiry", "10s")
-    .option("--limit <n>", "look at most at this many UNKNOWN entries, oldest first", "1000")
-    .option("--json", "print JSON")
+  withCoreOptions(
+    relay
+      .command("resolve")
+      .description("settle UNKNOWN entries older than --min-age by the core's inquiry: found → DONE, not found → FAILED")
+      .requiredOption("--min-age <duration>", "the core's longest processing time; younger entries are not asked about"),
+    { timeoutOf: "each inquiry", limitOf: "UNKNOWN entries" },
+  )
     .action((o: CoreOptions & { minAge: string; limit: string }) =>
       withRelay(context, o, async (service) => {
         const report = await service.resolve({ minAgeMs: parseDuration(o.minAge, "--min-age"), limit: parseWholeNumber(o.limit, "--limit", 1) });
@@ -157,15 +165,13 @@ export function registerRelayCommands(program: Command, context: CliContext): vo
       }),
     );
 
-  relay
-    .command("reprocess")
-    .description("send FAILED entries again with the same GUID and the stored request, up to --max-attempts; never UNKNOWN")
-    .requiredOption("--db <file>", "SQLite file of the ledger")
-    .requiredOption("--core <url>", "the core's base URL")
-    .requiredOption("--max-attempts <n>", "attempt cap per GUID, first send included")
-    .option("--core-timeout <duration>", "timeout of each call", "10s")
-    .option("--limit <n>", "look at most at this many entries, oldest first", "1000")
-    .option("--json", "print JSON")
+  withCoreOptions(
+    relay
+      .command("reprocess")
+      .description("send FAILED entries again with the same GUID and the stored request, up to --max-attempts; never UNKNOWN")
+      .requiredOption("--max-attempts <n>", "attempt cap per GUID, first send included"),
+    { timeoutOf: "each call", limitOf: "entries" },
+  )
     .action((o: CoreOptions & { maxAttempts: string; limit: string }) =>
       withRelay(context, o, async (service) => {
         const report = await service.reprocess({

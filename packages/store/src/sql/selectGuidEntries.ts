@@ -16,18 +16,17 @@ export interface LedgerCursor {
   readonly guid: string;
 }
 
-/**
- * Entries in any of `states`, oldest change first (ties by GUID), at most `limit`, after
- * `cursor` when given. A query only narrows the search: the guid machine decides each entry.
- */
-export async function selectGuidEntriesByState(
+const allEntries = (db: Kysely<VerqDatabase>) => ledgerDb(db).selectFrom("ledger").selectAll();
+type LedgerQuery = ReturnType<typeof allEntries>;
+
+/** One page of the entries `narrow` keeps, in (updated_at, guid) order, after `cursor`. */
+async function selectPage(
   db: Kysely<VerqDatabase>,
-  states: readonly GuidState[],
+  narrow: (query: LedgerQuery) => LedgerQuery,
   limit: number,
-  cursor: LedgerCursor | null = null,
+  cursor: LedgerCursor | null,
 ): Promise<LedgerEntry[]> {
-  if (states.length === 0) return [];
-  let query = ledgerDb(db).selectFrom("ledger").selectAll().where("state", "in", [...states]);
+  let query = narrow(allEntries(db));
   if (cursor !== null) {
     query = query.where((eb) =>
       eb.or([
@@ -41,6 +40,20 @@ export async function selectGuidEntriesByState(
 }
 
 /**
+ * Entries in any of `states`, oldest change first (ties by GUID), at most `limit`, after
+ * `cursor` when given. A query only narrows the search: the guid machine decides each entry.
+ */
+export async function selectGuidEntriesByState(
+  db: Kysely<VerqDatabase>,
+  states: readonly GuidState[],
+  limit: number,
+  cursor: LedgerCursor | null = null,
+): Promise<LedgerEntry[]> {
+  if (states.length === 0) return [];
+  return selectPage(db, (query) => query.where("state", "in", [...states]), limit, cursor);
+}
+
+/**
  * Entries of any state last changed at or before `cutoff`, oldest first, at most `limit`,
  * after `cursor`: the candidates of a purge, which the machine then decides one by one.
  */
@@ -50,15 +63,5 @@ export async function selectGuidEntriesChangedBefore(
   limit: number,
   cursor: LedgerCursor | null,
 ): Promise<LedgerEntry[]> {
-  let query = ledgerDb(db).selectFrom("ledger").selectAll().where("updated_at", "<=", cutoff);
-  if (cursor !== null) {
-    query = query.where((eb) =>
-      eb.or([
-        eb("updated_at", ">", cursor.updatedAt),
-        eb.and([eb("updated_at", "=", cursor.updatedAt), eb("guid", ">", cursor.guid)]),
-      ]),
-    );
-  }
-  const rows = await query.orderBy("updated_at").orderBy("guid").limit(limit).execute();
-  return rows.map(rowToEntry);
+  return selectPage(db, (query) => query.where("updated_at", "<=", cutoff), limit, cursor);
 }

@@ -2,30 +2,16 @@ import { JOB_STREAM, VersionConflict, type Job } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 import { executeBatch, type BatchValue } from "./batchValues.ts";
+import { jobToRow, mutableColumns } from "./job-row.ts";
 
-/** The projection's changing columns, in the order the batch statements read them. */
-function mutableValues(job: Job): BatchValue[] {
-  return [
-    job.state,
-    job.token,
-    job.attempts,
-    job.maxAttempts,
-    job.deadline,
-    job.availableAt,
-    job.owner,
-    job.leaseUntil,
-    job.reason,
-    job.deadSince,
-    job.leaseExpiries,
-    job.updatedAt,
-    job.version,
-  ];
+/**
+ * The column names and values of rows built by `jobToRow` / `mutableColumns` (job-row.ts, the
+ * one place that maps a job to columns). Every row comes from the same builder, so every row
+ * lists its columns in the same order.
+ */
+function columnsAndValues(rows: readonly Record<string, BatchValue>[]): { names: string[]; values: BatchValue[][] } {
+  return { names: Object.keys(rows[0] ?? {}), values: rows.map((row) => Object.values(row)) };
 }
-
-const MUTABLE_COLUMNS =
-  "state, token, attempts, max_attempts, deadline, available_at, owner, lease_until, reason, dead_since, lease_expiries, updated_at, version";
-/** `v.column1` … `v.column13`: the mutable columns of one VALUES row. */
-const MUTABLE_PICKS = Array.from({ length: 13 }, (_, i) => `v.column${i + 1}`).join(", ");
 
 /** A new job's row: the job, its canonical payload text and the position of its enqueued event. */
 export interface NewJobRow {
@@ -37,8 +23,8 @@ export interface NewJobRow {
 /** Inserts the `jobs` rows of new jobs in one multi-row statement. */
 export async function insertJobRows(trx: Kysely<VerqDatabase>, rows: readonly NewJobRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const values = rows.map((r) => [...mutableValues(r.job), r.job.id, r.payloadJson, r.job.orderingKey, r.job.enqueuedAt, r.enqueuePosition]);
-  await executeBatch(trx, values, (v) => `insert into jobs (${MUTABLE_COLUMNS}, id, payload, ordering_key, enqueued_at, enqueue_position) values ${v}`);
+  const { names, values } = columnsAndValues(rows.map((r) => jobToRow(r.job, r.payloadJson, r.enqueuePosition)));
+  await executeBatch(trx, values, (v) => `insert into jobs (${names.join(", ")}) values ${v}`);
 }
 
 /** A job that moved on: its row is rewritten from `after` if it is still at `beforeVersion`. */
@@ -54,12 +40,15 @@ export interface JobRowChange {
  */
 export async function updateJobRows(trx: Kysely<VerqDatabase>, changes: readonly JobRowChange[]): Promise<void> {
   if (changes.length === 0) return;
-  const values = changes.map((c) => [...mutableValues(c.after), c.after.id, c.beforeVersion]);
+  const { names, values } = columnsAndValues(changes.map((c) => mutableColumns(c.after)));
+  // VALUES columns are column1, column2, …: the mutable columns, then the id and the version.
+  const picks = names.map((_, i) => `v.column${i + 1}`).join(", ");
+  const rows = values.map((row, i) => [...row, changes[i]?.after.id ?? null, changes[i]?.beforeVersion ?? null]);
   const result = await executeBatch(
     trx,
-    values,
-    (v) => `update jobs set (${MUTABLE_COLUMNS}) = (${MUTABLE_PICKS})
-      from (values ${v}) as v where jobs.id = v.column14 and jobs.version = v.column15`,
+    rows,
+    (v) => `update jobs set (${names.join(", ")}) = (${picks})
+      from (values ${v}) as v where jobs.id = v.column${names.length + 1} and jobs.version = v.column${names.length + 2}`,
   );
   if (result.affected !== changes.length) {
     const first = changes[0];
