@@ -14,16 +14,21 @@ import {
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
-import { checkMessageOrder, type OrderCheck } from "./sql/checkMessageOrder.ts";
-import { commitMessageEvents } from "./sql/commitMessageEvents.ts";
-import { insertMessageDuplicate } from "./sql/insertMessageDuplicate.ts";
-import { insertProcessedMessage } from "./sql/insertProcessedMessage.ts";
-import { selectMessageStats, type MessageStats } from "./sql/messageStats.ts";
-import { messageDb, type ProcessedTable } from "./sql/messageTables.ts";
-import { readStream, type StoredEvent } from "./sql/readStream.ts";
-import { rebuildMessageProjections } from "./sql/rebuildMessageProjections.ts";
-import { selectDuplicateKeys, selectMessageDuplicates, type MessageDuplicate } from "./sql/selectMessageDuplicates.ts";
-import { selectErrorMessagesByFile, selectMessage, selectMessageByClaim, selectOpenMessageByFile } from "./sql/selectMessages.ts";
+import { checkMessageOrder, type OrderCheck } from "./sql/files/checkMessageOrder.ts";
+import { commitMessageEvents } from "./sql/files/commitMessageEvents.ts";
+import { insertMessageDuplicate } from "./sql/files/insertMessageDuplicate.ts";
+import { insertProcessedMessage } from "./sql/files/insertProcessedMessage.ts";
+import { selectMessageStats, type MessageStats } from "./sql/files/selectMessageStats.ts";
+import { messageDb, type ProcessedTable } from "./sql/files/messageTables.ts";
+import { readStream } from "./sql/events/readStream.ts";
+import type { StoredEvent } from "./sql/events/storedEvent.ts";
+import { rebuildMessageProjections } from "./sql/files/rebuildMessageProjections.ts";
+import { selectDuplicateKeys } from "./sql/files/selectDuplicateKeys.ts";
+import { selectMessageDuplicates, type MessageDuplicate } from "./sql/files/selectMessageDuplicates.ts";
+import { selectErrorMessagesByFile } from "./sql/files/selectErrorMessagesByFile.ts";
+import { selectMessage } from "./sql/files/selectMessage.ts";
+import { selectMessageByClaim } from "./sql/files/selectMessageByClaim.ts";
+import { selectOpenMessageByFile } from "./sql/files/selectOpenMessageByFile.ts";
 
 /** A valid message, as the `processed` row will hold it. */
 export interface ProcessedMessage {

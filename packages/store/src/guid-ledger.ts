@@ -21,19 +21,17 @@ import {
   type LedgerEntry,
 } from "@verq/core";
 import type { VerqStore } from "./store.ts";
-import { claimGuid } from "./sql/claimGuid.ts";
-import { commitGuidEvents } from "./sql/commitGuidEvents.ts";
-import { appendLedgerAudit, readLedgerAudit } from "./sql/ledgerAudit.ts";
-import { selectLedgerStats, type LedgerStats } from "./sql/ledgerStats.ts";
-import { purgeGuidStreams } from "./sql/purgeGuidStreams.ts";
-import { readStream, type StoredEvent } from "./sql/readStream.ts";
-import { rebuildGuidLedger } from "./sql/rebuildGuidLedger.ts";
-import {
-  selectGuidEntriesByState,
-  selectGuidEntriesChangedBefore,
-  selectGuidEntry,
-  type LedgerCursor,
-} from "./sql/selectGuidEntries.ts";
+import { claimGuid } from "./sql/ledger/claimGuid.ts";
+import { commitGuidEvents } from "./sql/ledger/commitGuidEvents.ts";
+import { appendLedgerAudit } from "./sql/ledger/appendLedgerAudit.ts";
+import { readLedgerAudit } from "./sql/ledger/readLedgerAudit.ts";
+import { selectLedgerStats, type LedgerStats } from "./sql/ledger/selectLedgerStats.ts";
+import { purgeGuidStreams } from "./sql/ledger/purgeGuidStreams.ts";
+import { readStream } from "./sql/events/readStream.ts";
+import type { StoredEvent } from "./sql/events/storedEvent.ts";
+import { rebuildGuidLedger } from "./sql/ledger/rebuildGuidLedger.ts";
+import { selectGuidEntriesByState, selectGuidEntriesChangedBefore, type LedgerCursor } from "./sql/ledger/selectGuidEntries.ts";
+import { selectGuidEntry } from "./sql/ledger/selectGuidEntry.ts";
 
 
 /** A channel request to claim: its GUID, its exact text and its fingerprint. */

@@ -15,8 +15,9 @@ export {
 } from "./job-queue.ts";
 export { JobWorker, type JobWorkerOptions, type JobWorkerReport } from "./job-worker.ts";
 export type { VerqDatabase } from "./schema.ts";
-export type { JobStats } from "./sql/selectJobStats.ts";
-export { readAllEvents, type StoredEvent } from "./sql/readStream.ts";
+export type { JobStats } from "./sql/jobs/selectJobStats.ts";
+export { readAllEvents } from "./sql/events/readAllEvents.ts";
+export type { StoredEvent } from "./sql/events/storedEvent.ts";
 export { VerqStore, openStore, type OpenStoreOptions } from "./store.ts";
 export { ReceiptBook, type ReceiptResult, type ReceiverCounts } from "./receipt-book.ts";
 export {
@@ -29,7 +30,7 @@ export {
   type ReceiveResult,
   type RecoverResult,
 } from "./guid-ledger.ts";
-export type { LedgerStats } from "./sql/ledgerStats.ts";
+export type { LedgerStats } from "./sql/ledger/selectLedgerStats.ts";
 export {
   FileLedger,
   type FileLedgerOptions,
@@ -39,7 +40,7 @@ export {
   type SettleInput,
   type SettleResult,
 } from "./file-ledger.ts";
-export type { OrderCheck, OrderProblem } from "./sql/checkMessageOrder.ts";
-export type { MessageDuplicate } from "./sql/selectMessageDuplicates.ts";
-export type { MessageStats } from "./sql/messageStats.ts";
-export type { ProcessedTable } from "./sql/messageTables.ts";
+export type { OrderCheck, OrderProblem } from "./sql/files/checkMessageOrder.ts";
+export type { MessageDuplicate } from "./sql/files/selectMessageDuplicates.ts";
+export type { MessageStats } from "./sql/files/selectMessageStats.ts";
+export type { ProcessedTable } from "./sql/files/messageTables.ts";

@@ -32,17 +32,18 @@ import {
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
-import { commitJobChanges, type JobChange } from "./sql/commitJobChanges.ts";
-import { insertEventRows, positionKey, type EventRow } from "./sql/insertEventRows.ts";
+import { commitJobChanges, type JobChange } from "./sql/jobs/commitJobChanges.ts";
+import { insertEventRows, positionKey, type EventRow } from "./sql/events/insertEventRows.ts";
 import { bumpCounter } from "./sql/counters.ts";
-import { countRedrivesSince } from "./sql/countRedrivesSince.ts";
-import { readStream, type StoredEvent } from "./sql/readStream.ts";
-import { selectClaimCandidates } from "./sql/selectClaimCandidates.ts";
-import { selectJob } from "./sql/selectJob.ts";
-import { selectJobStats, type JobStats } from "./sql/selectJobStats.ts";
-import { selectJobsByState } from "./sql/selectJobs.ts";
-import { selectJobsById } from "./sql/selectJobsById.ts";
-import { insertJobRows, type NewJobRow } from "./sql/writeJobRows.ts";
+import { countRedrivesSince } from "./sql/jobs/countRedrivesSince.ts";
+import { readStream } from "./sql/events/readStream.ts";
+import type { StoredEvent } from "./sql/events/storedEvent.ts";
+import { selectClaimCandidates } from "./sql/jobs/selectClaimCandidates.ts";
+import { selectJob } from "./sql/jobs/selectJob.ts";
+import { selectJobStats, type JobStats } from "./sql/jobs/selectJobStats.ts";
+import { selectJobsByState } from "./sql/jobs/selectJobsByState.ts";
+import { selectJobsById } from "./sql/jobs/selectJobsById.ts";
+import { insertJobRows, type NewJobRow } from "./sql/jobs/insertJobRows.ts";
 
 /** How many redrives may happen in a sliding window (SPEC J7: recovery must not re-create the overload). */
 export interface RedriveLimit {
@@ -81,6 +82,27 @@ export interface EnqueueInput {
   readonly availableAt?: number;
   /** Jobs with one key run one at a time in enqueue order (SPEC J10). */
   readonly orderingKey?: string;
+}
+
+/**
+ * Where an enqueue is written. By default each `enqueue`/`enqueueMany` is its own transaction.
+ * With `trx`, a transaction the service opened on this store's database (from
+ * {@link VerqStore.transaction} or `store.db.transaction()`), the job's event and row are written
+ * in it, beside the service's own rows: both commit or neither does (the transactional outbox,
+ * SPEC P2). Enqueue errors are thrown inside that transaction, so the service's rows roll back
+ * with them unless it catches the error. Calling `enqueue` without `trx` inside a transaction of
+ * the same store would wait for that transaction for ever: pass it.
+ *
+ * @example
+ * await store.transaction(async (trx) => {
+ *   await trx.withTables<{ orders: OrderRow }>().insertInto("orders").values(order).execute();
+ *   await queue.enqueue({ id: `charge-${order.id}`, payload: { orderId: order.id } }, { trx });
+ * });
+ */
+export interface EnqueueOptions {
+  // Any table types: the service's transaction also sees its own tables.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly trx?: Kysely<any>;
 }
 
 /** `created: false` means the same id with the same payload was already there: a no-op. */
@@ -176,9 +198,10 @@ export class JobQueue {
   /**
    * Adds a job (SPEC J2). Enqueueing an existing id with the same payload is a no-op
    * (`created: false`); with a different payload it throws `VERQ_ENQUEUE_CONFLICT`.
+   * With `{ trx }` the job is written inside that transaction (see {@link EnqueueOptions}).
    */
-  async enqueue(input: EnqueueInput): Promise<EnqueueResult> {
-    const [result] = await this.enqueueMany([input]);
+  async enqueue(input: EnqueueInput, options?: EnqueueOptions): Promise<EnqueueResult> {
+    const [result] = await this.enqueueMany([input], options);
     if (result === undefined) throw new Error("enqueueMany returned no result for one input");
     return result;
   }
@@ -187,56 +210,66 @@ export class JobQueue {
    * Adds many jobs in one transaction: one commit, and one statement per table, however many
    * jobs. Each job follows {@link enqueue}'s rules, and results come in input order. All or
    * nothing: one invalid input or one payload conflict throws and enqueues none of them.
+   * With `{ trx }` they are written inside that transaction instead of one of their own.
    */
-  async enqueueMany(inputs: readonly EnqueueInput[]): Promise<EnqueueResult[]> {
+  async enqueueMany(inputs: readonly EnqueueInput[], options?: EnqueueOptions): Promise<EnqueueResult[]> {
     if (!isArray(inputs)) throw new VerqError("VERQ_INVALID_ARGUMENT", "enqueueMany takes an array of jobs");
+    const outer = checkOuterTransaction(options);
     if (inputs.length === 0) return [];
     const now = this.#clock.now();
     const prepared = inputs.map((input) => this.#prepareEnqueue(input, now));
-    const results = await this.#store.transaction(async (trx) => {
-      const rows: EventRow[] = prepared.map(({ event, eventJson }) => ({
-        streamId: event.data.id,
-        version: 1,
-        type: event.type,
-        data: eventJson,
-        at: now,
-      }));
-      const positions = await insertEventRows(trx, this.#store.dialect, JOB_STREAM, rows, "skip");
-      const created: NewJobRow[] = [];
-      const fresh: (EnqueueResult | undefined)[] = [];
-      const existingIds: string[] = [];
-      for (const { event, payloadJson } of prepared) {
-        const position = positions.get(positionKey(event.data.id, 1));
-        if (position === undefined) {
-          existingIds.push(event.data.id);
-          fresh.push(undefined);
-          continue;
-        }
-        // Written once: a second input with the same id in this batch finds it "existing".
-        positions.delete(positionKey(event.data.id, 1));
-        const job = evolveJob(null, event);
-        created.push({ job, payloadJson, enqueuePosition: position });
-        fresh.push({ created: true, job });
-      }
-      await insertJobRows(trx, created);
-      if (existingIds.length === 0) return fresh as EnqueueResult[];
-      const existing = await selectJobsById(trx, existingIds);
-      return prepared.map(({ event, payloadJson }, i) => {
-        const result = fresh[i];
-        if (result !== undefined) return result;
-        const job = existing.get(event.data.id);
-        if (job === undefined) throw unknownJob(event.data.id);
-        if (canonicalJson(job.payload) !== payloadJson) {
-          throw new VerqError(
-            "VERQ_ENQUEUE_CONFLICT",
-            `job ${event.data.id} exists with a different payload; use a new id for different work`,
-          );
-        }
-        return { created: false, job };
-      });
-    });
+    const results =
+      outer === undefined
+        ? await this.#store.transaction((trx) => this.#enqueueIn(trx, prepared, now))
+        : await this.#enqueueIn(outer, prepared, now);
+    // With an outer transaction the job is not committed yet. A worker of this process that
+    // wakes now waits for the store's one connection, so it claims after the commit; after a
+    // rollback it finds nothing, which costs one empty claim.
     if (results.some((r) => r.created)) for (const listener of this.#enqueueListeners) listener();
     return results;
+  }
+
+  async #enqueueIn(trx: Kysely<VerqDatabase>, prepared: readonly PreparedEnqueue[], now: number): Promise<EnqueueResult[]> {
+    const rows: EventRow[] = prepared.map(({ event, eventJson }) => ({
+      streamId: event.data.id,
+      version: 1,
+      type: event.type,
+      data: eventJson,
+      at: now,
+    }));
+    const positions = await insertEventRows(trx, this.#store.dialect, JOB_STREAM, rows, "skip");
+    const created: NewJobRow[] = [];
+    const fresh: (EnqueueResult | undefined)[] = [];
+    const existingIds: string[] = [];
+    for (const { event, payloadJson } of prepared) {
+      const position = positions.get(positionKey(event.data.id, 1));
+      if (position === undefined) {
+        existingIds.push(event.data.id);
+        fresh.push(undefined);
+        continue;
+      }
+      // Written once: a second input with the same id in this batch finds it "existing".
+      positions.delete(positionKey(event.data.id, 1));
+      const job = evolveJob(null, event);
+      created.push({ job, payloadJson, enqueuePosition: position });
+      fresh.push({ created: true, job });
+    }
+    await insertJobRows(trx, created);
+    if (existingIds.length === 0) return fresh as EnqueueResult[];
+    const existing = await selectJobsById(trx, existingIds);
+    return prepared.map(({ event, payloadJson }, i) => {
+      const result = fresh[i];
+      if (result !== undefined) return result;
+      const job = existing.get(event.data.id);
+      if (job === undefined) throw unknownJob(event.data.id);
+      if (canonicalJson(job.payload) !== payloadJson) {
+        throw new VerqError(
+          "VERQ_ENQUEUE_CONFLICT",
+          `job ${event.data.id} exists with a different payload; use a new id for different work`,
+        );
+      }
+      return { created: false, job };
+    });
   }
 
   /**
@@ -250,7 +283,7 @@ export class JobQueue {
   }
 
   /** Checks one enqueue input and builds its event; throws before anything is written. */
-  #prepareEnqueue(input: EnqueueInput, now: number): { event: JobEnqueued; eventJson: string; payloadJson: string } {
+  #prepareEnqueue(input: EnqueueInput, now: number): PreparedEnqueue {
     const id = checkIdentifier(input?.id, "a job id");
     const payloadJson = canonicalJson(input.payload);
     const maxAttempts = checkMaxAttempts(input.maxAttempts ?? this.#defaultMaxAttempts);
@@ -526,6 +559,29 @@ export async function sendForOutcome(sender: Sender, job: ClaimedJob): Promise<F
     if (isVerqError(error, "VERQ_PERMANENT")) return "permanent";
     throw error;
   }
+}
+
+/** An enqueue input checked and turned into its event, before anything is written. */
+interface PreparedEnqueue {
+  readonly event: JobEnqueued;
+  readonly eventJson: string;
+  readonly payloadJson: string;
+}
+
+/**
+ * The outer transaction of an enqueue, if any. Only a transaction gives the all-or-nothing
+ * promise: `store.db` itself would commit the job at once, so it is refused.
+ */
+function checkOuterTransaction(options: EnqueueOptions | undefined): Kysely<VerqDatabase> | undefined {
+  const trx: unknown = options?.trx;
+  if (trx === undefined) return undefined;
+  if (typeof trx !== "object" || trx === null || (trx as { isTransaction?: unknown }).isTransaction !== true) {
+    throw new VerqError(
+      "VERQ_INVALID_ARGUMENT",
+      "trx must be a Kysely transaction on this store's database (store.transaction or store.db.transaction())",
+    );
+  }
+  return trx as Kysely<VerqDatabase>;
 }
 
 /** Checks a batch of outcomes before anything is written. */

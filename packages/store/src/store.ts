@@ -5,9 +5,9 @@ import { openSqlite, type SqliteOptions } from "./dialect/sqlite-connection.ts";
 import type { StoreDialect } from "./dialect/store-dialect.ts";
 import { migrateToLatest } from "./migrations/migrate.ts";
 import type { VerqDatabase } from "./schema.ts";
-import { rebuildGuidLedger } from "./sql/rebuildGuidLedger.ts";
-import { rebuildJobProjections } from "./sql/rebuildJobProjections.ts";
-import { rebuildMessageProjections } from "./sql/rebuildMessageProjections.ts";
+import { rebuildGuidLedger } from "./sql/ledger/rebuildGuidLedger.ts";
+import { rebuildJobProjections } from "./sql/jobs/rebuildJobProjections.ts";
+import { rebuildMessageProjections } from "./sql/files/rebuildMessageProjections.ts";
 
 /** Where and how to open a store. */
 export interface OpenStoreOptions extends SqliteOptions {

@@ -1,0 +1,56 @@
+import { VersionConflict } from "@verq/core";
+import type { Kysely } from "kysely";
+import type { StoreDialect } from "../../dialect/store-dialect.ts";
+import type { VerqDatabase } from "../../schema.ts";
+import { executeBatch } from "../batchValues.ts";
+
+/** One event to append: its stream, its version in that stream, and its data as JSON text. */
+export interface EventRow {
+  readonly streamId: string;
+  readonly version: number;
+  readonly type: string;
+  readonly data: string;
+  readonly at: number;
+}
+
+/** `streamId` and `version` → global position, for the rows that were written. */
+export type Positions = Map<string, number>;
+
+/** The key of {@link Positions}. */
+export const positionKey = (streamId: string, version: number): string => `${version}:${streamId}`;
+
+/**
+ * Appends many events of one stream type in one multi-row statement (see {@link executeBatch}).
+ *
+ * `onDuplicate: "fail"` reports a taken (stream, version) as `VERQ_VERSION_CONFLICT` (another
+ * writer got there first; the transaction must roll back). `"skip"` leaves it out: a stream's
+ * first event written with "skip" is an insert-or-nothing, and the UNIQUE constraint, not a
+ * preceding lookup, decides who created the stream. Only written rows are in the result.
+ */
+export async function insertEventRows(
+  trx: Kysely<VerqDatabase>,
+  dialect: StoreDialect,
+  streamType: string,
+  rows: readonly EventRow[],
+  onDuplicate: "fail" | "skip",
+): Promise<Positions> {
+  const positions: Positions = new Map();
+  if (rows.length === 0) return positions;
+  const values = rows.map((r) => [streamType, r.streamId, r.version, r.type, r.data, r.at]);
+  const conflict = onDuplicate === "skip" ? " on conflict (stream_type, stream_id, version) do nothing" : "";
+  try {
+    const result = await executeBatch<{ stream_id: string; version: number; position: number }>(
+      trx,
+      values,
+      (v) => `insert into events (stream_type, stream_id, version, type, data, at_ms) values ${v}${conflict} returning stream_id, version, position`,
+    );
+    for (const row of result.rows) positions.set(positionKey(row.stream_id, Number(row.version)), Number(row.position));
+  } catch (error) {
+    if (onDuplicate === "fail" && dialect.isUniqueViolation(error)) {
+      const first = rows[0];
+      throw new VersionConflict(streamType, first?.streamId ?? "", (first?.version ?? 1) - 1);
+    }
+    throw error;
+  }
+  return positions;
+}

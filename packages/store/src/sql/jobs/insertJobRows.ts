@@ -1,0 +1,19 @@
+import type { Job } from "@verq/core";
+import type { Kysely } from "kysely";
+import type { VerqDatabase } from "../../schema.ts";
+import { executeBatch } from "../batchValues.ts";
+import { columnsAndValues, jobToRow } from "./jobRow.ts";
+
+/** A new job's row: the job, its canonical payload text and the position of its enqueued event. */
+export interface NewJobRow {
+  readonly job: Job;
+  readonly payloadJson: string;
+  readonly enqueuePosition: number;
+}
+
+/** Inserts the `jobs` rows of new jobs in one multi-row statement. */
+export async function insertJobRows(trx: Kysely<VerqDatabase>, rows: readonly NewJobRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const { names, values } = columnsAndValues(rows.map((r) => jobToRow(r.job, r.payloadJson, r.enqueuePosition)));
+  await executeBatch(trx, values, (v) => `insert into jobs (${names.join(", ")}) values ${v}`);
+}

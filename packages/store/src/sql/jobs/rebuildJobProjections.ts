@@ -1,0 +1,33 @@
+import { JOB_STREAM, canonicalJson, evolveJob, type Job, type JobEvent } from "@verq/core";
+import type { Kysely } from "kysely";
+import type { VerqDatabase } from "../../schema.ts";
+import { readAllEvents } from "../events/readAllEvents.ts";
+import { jobToRow } from "./jobRow.ts";
+import { projectRedrives } from "./projectRedrives.ts";
+
+/**
+ * Drops the `jobs` and `redrives` projections and folds them again from the event log, in the
+ * caller's transaction. The result must equal the live projections (a property test checks it).
+ */
+export async function rebuildJobProjections(trx: Kysely<VerqDatabase>): Promise<{ jobs: number; events: number }> {
+  await trx.deleteFrom("redrives").execute();
+  await trx.deleteFrom("jobs").execute();
+  const events = await readAllEvents(trx, JOB_STREAM);
+  const jobs = new Map<string, { job: Job; payloadJson: string; position: number }>();
+  for (const stored of events) {
+    const event = { type: stored.type, data: stored.data } as JobEvent;
+    const entry = jobs.get(stored.streamId);
+    const job = evolveJob(entry?.job ?? null, event);
+    if (entry === undefined) {
+      const payload = event.type === "job.enqueued" ? event.data.payload : null;
+      jobs.set(stored.streamId, { job, payloadJson: canonicalJson(payload), position: stored.position });
+    } else {
+      entry.job = job;
+    }
+    await projectRedrives(trx, stored.streamId, [event], [stored.position]);
+  }
+  for (const { job, payloadJson, position } of jobs.values()) {
+    await trx.insertInto("jobs").values(jobToRow(job, payloadJson, position)).execute();
+  }
+  return { jobs: jobs.size, events: events.length };
+}

@@ -1,0 +1,44 @@
+import type { Job } from "@verq/core";
+import { sql, type Kysely } from "kysely";
+import type { StoreDialect } from "../../dialect/store-dialect.ts";
+import type { VerqDatabase } from "../../schema.ts";
+import { rowToJob, type JobRow } from "./jobRow.ts";
+
+/**
+ * Jobs that may be claimable at `now`: leased with an expired lease (`lease_until <= now`), or
+ * pending and due (`available_at <= now`), oldest first, through the partial indexes
+ * `jobs_leased_expiry` and `jobs_pending_due`. A job with an ordering key is a candidate only
+ * while no earlier job of its group is unfinished (a dead head blocks its own group only).
+ *
+ * This only narrows the search: the job machine decides each claim.
+ */
+export async function selectClaimCandidates(
+  db: Kysely<VerqDatabase>,
+  dialect: StoreDialect,
+  now: number,
+  limit: number,
+): Promise<Job[]> {
+  const headOfGroup = sql<boolean>`(j.ordering_key is null or not exists (
+      select 1 from jobs h where h.ordering_key = j.ordering_key
+        and h.enqueue_position < j.enqueue_position and h.state <> 'done'))`;
+  const lock = sql.raw(dialect.claimLockSuffix);
+  // The limit is written into the statement, not bound: SQLite (built with STAT4, as
+  // better-sqlite3 is) re-prepares a statement on every execution whose LIMIT is a bound
+  // parameter, which cost about ten times the query itself. Powers of two keep the number of
+  // distinct statement texts small; the extra rows are dropped below.
+  const fetch = (n: number) => sql.raw(String(2 ** Math.ceil(Math.log2(Math.max(1, n)))));
+  const expired = await sql<JobRow>`select * from jobs j
+      where j.state = 'leased' and j.lease_until <= ${now} and ${headOfGroup}
+      order by j.lease_until limit ${fetch(limit)} ${lock}`.execute(db);
+  const expiredRows = expired.rows.slice(0, limit);
+  const remaining = limit - expiredRows.length;
+  const due =
+    remaining <= 0
+      ? []
+      : (
+          await sql<JobRow>`select * from jobs j
+            where j.state = 'pending' and j.available_at <= ${now} and ${headOfGroup}
+            order by j.available_at, j.enqueue_position limit ${fetch(remaining)} ${lock}`.execute(db)
+        ).rows.slice(0, remaining);
+  return [...expiredRows, ...due].map(rowToJob);
+}

@@ -1,0 +1,98 @@
+import type { DeadReason, JobState } from "@verq/core";
+import type { Kysely } from "kysely";
+import type { VerqDatabase } from "../../schema.ts";
+import { readCounter } from "../counters.ts";
+
+/** Dead-letter and lease figures for operators (SPEC J7). Identifiers only, never payloads. */
+export interface JobStats {
+  readonly total: number;
+  readonly byState: Readonly<Record<JobState, number>>;
+  readonly dead: {
+    readonly count: number;
+    /** Per reason: how many dead jobs, and their share of all dead jobs (0 when none is dead). */
+    readonly byReason: Readonly<Record<DeadReason, { readonly count: number; readonly ratio: number }>>;
+    readonly oldest: { readonly id: string; readonly deadSince: number } | null;
+  };
+  readonly lastRedrive: {
+    readonly jobId: string;
+    readonly at: number;
+    readonly note: string;
+    readonly previousToken: number;
+    /** The redriven job's state now: the result of the redrive so far. */
+    readonly resultState: JobState | null;
+  } | null;
+  /** Claims that took a job over from a worker whose lease had expired (not handler failures). */
+  readonly leaseExpiries: number;
+  /** Finishes refused because the token was stale or the job no longer leased. */
+  readonly staleFinishesRefused: number;
+}
+
+const STATES: readonly JobState[] = ["pending", "leased", "done", "dead"];
+const REASONS: readonly DeadReason[] = ["permanent", "exhausted", "deadline"];
+
+/** Reads the figures of {@link JobStats} in a few aggregate queries. */
+export async function selectJobStats(db: Kysely<VerqDatabase>): Promise<JobStats> {
+  const stateRows = await db
+    .selectFrom("jobs")
+    .select(["state", (eb) => eb.fn.countAll<number>().as("n"), (eb) => eb.fn.sum<number>("lease_expiries").as("expiries")])
+    .groupBy("state")
+    .execute();
+  const reasonRows = await db
+    .selectFrom("jobs")
+    .select(["reason", (eb) => eb.fn.countAll<number>().as("n")])
+    .where("state", "=", "dead")
+    .groupBy("reason")
+    .execute();
+  const oldest = await db
+    .selectFrom("jobs")
+    .select(["id", "dead_since"])
+    .where("state", "=", "dead")
+    .orderBy("dead_since")
+    .orderBy("id")
+    .limit(1)
+    .executeTakeFirst();
+  const last = await db
+    .selectFrom("redrives")
+    .leftJoin("jobs", "jobs.id", "redrives.job_id")
+    .select(["redrives.job_id", "redrives.at_ms", "redrives.note", "redrives.previous_token", "jobs.state"])
+    .orderBy("redrives.position", "desc")
+    .limit(1)
+    .executeTakeFirst();
+
+  const byState = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<JobState, number>;
+  let leaseExpiries = 0;
+  for (const row of stateRows) {
+    byState[row.state as JobState] = Number(row.n);
+    leaseExpiries += Number(row.expiries ?? 0);
+  }
+  const deadCount = byState.dead;
+  const byReason = Object.fromEntries(REASONS.map((r) => [r, { count: 0, ratio: 0 }])) as Record<
+    DeadReason,
+    { count: number; ratio: number }
+  >;
+  for (const row of reasonRows) {
+    const count = Number(row.n);
+    byReason[row.reason as DeadReason] = { count, ratio: deadCount === 0 ? 0 : count / deadCount };
+  }
+  return {
+    total: STATES.reduce((sum, s) => sum + byState[s], 0),
+    byState,
+    dead: {
+      count: deadCount,
+      byReason,
+      oldest: oldest === undefined ? null : { id: oldest.id, deadSince: Number(oldest.dead_since) },
+    },
+    lastRedrive:
+      last === undefined
+        ? null
+        : {
+            jobId: last.job_id,
+            at: Number(last.at_ms),
+            note: last.note,
+            previousToken: Number(last.previous_token),
+            resultState: (last.state ?? null) as JobState | null,
+          },
+    leaseExpiries,
+    staleFinishesRefused: await readCounter(db, "job.staleFinishesRefused"),
+  };
+}

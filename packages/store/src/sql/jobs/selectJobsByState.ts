@@ -1,0 +1,17 @@
+import type { DeadReason, Job, JobState } from "@verq/core";
+import type { Kysely } from "kysely";
+import type { VerqDatabase } from "../../schema.ts";
+import { rowToJob } from "./jobRow.ts";
+
+/** Jobs in one state (dead ones optionally of one reason), oldest first by the time they got there. */
+export async function selectJobsByState(
+  db: Kysely<VerqDatabase>,
+  state: JobState,
+  limit: number,
+  reason?: DeadReason,
+): Promise<Job[]> {
+  let query = db.selectFrom("jobs").selectAll().where("state", "=", state);
+  if (reason !== undefined) query = query.where("reason", "=", reason);
+  const rows = await query.orderBy(state === "dead" ? "dead_since" : "updated_at").orderBy("id").limit(limit).execute();
+  return rows.map(rowToJob);
+}
