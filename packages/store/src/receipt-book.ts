@@ -3,7 +3,6 @@ import type { Kysely } from "kysely";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
 import { bumpCounter, readCounter } from "./sql/counters.ts";
-import { addInventory, readInventory } from "./sql/inventory.ts";
 import { insertReceipt, selectReceipt, updateReceiptResponse } from "./sql/insertReceipt.ts";
 
 // Never visible outside the transaction that inserts it: the effect's answer replaces it before commit.
@@ -17,10 +16,11 @@ export interface ReceiptResult {
   readonly response: string;
 }
 
-/** Request, effect and inventory counts of a receiver. */
+/** Request and effect counts of a receiver. */
 export interface ReceiverCounts {
-  readonly inventory: number;
+  /** Requests that reached {@link ReceiptBook.once} and committed (repeats included). */
   readonly requests: number;
+  /** Effects applied: one per idempotency key. */
   readonly effects: number;
 }
 
@@ -66,16 +66,10 @@ export class ReceiptBook {
     });
   }
 
-  /** Adds to an item's stock inside a receipt's transaction (the sample business effect). */
-  static addInventory(trx: Kysely<VerqDatabase>, item: string, quantity: number): Promise<void> {
-    return addInventory(trx, item, quantity);
-  }
-
-  /** Stock of `item`, requests received and effects applied. */
-  async counts(item = "default"): Promise<ReceiverCounts> {
+  /** Requests recorded and effects applied so far; an effect that threw counts in neither. */
+  async counts(): Promise<ReceiverCounts> {
     const db = this.#store.db;
     return {
-      inventory: await readInventory(db, item),
       requests: await readCounter(db, "receiver.requests"),
       effects: await readCounter(db, "receiver.effects"),
     };

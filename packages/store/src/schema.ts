@@ -57,12 +57,6 @@ export interface ReceiptsTable {
   at_ms: number;
 }
 
-/** The sample business effect of the idempotent receiver. */
-export interface InventoryTable {
-  item: string;
-  quantity: number;
-}
-
 /** The whole database as Kysely sees it. */
 export interface VerqDatabase {
   events: EventsTable;
@@ -70,5 +64,4 @@ export interface VerqDatabase {
   redrives: RedrivesTable;
   counters: CountersTable;
   receipts: ReceiptsTable;
-  inventory: InventoryTable;
 }

@@ -2,8 +2,8 @@ import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 
 /**
- * The idempotent receiver's tables: one receipt per idempotency key (the first answer, kept
- * for replays) and the sample business effect, an inventory of quantities.
+ * The idempotent receiver's table: one receipt per idempotency key (the first answer, kept for
+ * replays). The business effect's own tables belong to the service that registers the receiver.
  */
 export async function up(db: Kysely<VerqDatabase>): Promise<void> {
   await db.schema
@@ -11,10 +11,5 @@ export async function up(db: Kysely<VerqDatabase>): Promise<void> {
     .addColumn("key", "text", (c) => c.primaryKey())
     .addColumn("response", "text", (c) => c.notNull())
     .addColumn("at_ms", "bigint", (c) => c.notNull())
-    .execute();
-  await db.schema
-    .createTable("inventory")
-    .addColumn("item", "text", (c) => c.primaryKey())
-    .addColumn("quantity", "bigint", (c) => c.notNull())
     .execute();
 }
