@@ -5,6 +5,7 @@ export {
   MAX_BATCH_SIZE,
   type ClaimedJob,
   type EnqueueInput,
+  type EnqueueOptions,
   type FinishInput,
   type EnqueueResult,
   type JobQueueOptions,

@@ -1,13 +1,16 @@
-import { VerqError } from "@verq/core";
 import { sql, type Kysely } from "kysely";
 import { sqliteStoreDialect } from "./dialect/sqlite-dialect.ts";
 import { openSqlite, type SqliteOptions } from "./dialect/sqlite-connection.ts";
 import type { StoreDialect } from "./dialect/store-dialect.ts";
 import { migrateToLatest } from "./migrations/migrate.ts";
 import type { VerqDatabase } from "./schema.ts";
+import { retryWhenBusy, TRANSACTION_RETRY, type BusyRetry } from "./retry-when-busy.ts";
 import { rebuildGuidLedger } from "./sql/ledger/rebuildGuidLedger.ts";
 import { rebuildJobProjections } from "./sql/jobs/rebuildJobProjections.ts";
 import { rebuildMessageProjections } from "./sql/files/rebuildMessageProjections.ts";
+
+/** Migrations of a fresh file that another process is migrating wait for it: 20 tries, 10 ms steps. */
+const MIGRATION_RETRY: BusyRetry = { attempts: 20, stepMs: 10, maxPauseMs: 200 };
 
 /** Where and how to open a store. */
 export interface OpenStoreOptions extends SqliteOptions {
@@ -34,23 +37,17 @@ export class VerqStore {
 
   /**
    * Runs `work` in one write transaction and retries it, from the start, when another process
-   * holds the database (SQLITE_BUSY) — up to `attempts` times with a short growing pause.
-   * `work` must therefore do nothing outside the database that it cannot repeat.
+   * holds the database (SQLITE_BUSY) — up to `attempts` times with a short growing pause, then
+   * `VERQ_STORE_BUSY`. `work` must therefore do nothing outside the database that it cannot
+   * repeat. A service runs its own writes here too, and passes `trx` to
+   * {@link JobQueue.enqueue} to enqueue in the same transaction (SPEC P2); `trx.withTables<T>()`
+   * types the service's own tables.
    */
-  async transaction<T>(work: (trx: Kysely<VerqDatabase>) => Promise<T>, attempts = 20): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.db.transaction().execute(work);
-      } catch (error) {
-        if (!this.dialect.isBusy(error)) throw error;
-        if (attempt >= attempts) {
-          throw new VerqError("VERQ_STORE_BUSY", "the database stayed locked by another process; try again later", {
-            cause: error,
-          });
-        }
-        await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * attempt)));
-      }
-    }
+  async transaction<T>(work: (trx: Kysely<VerqDatabase>) => Promise<T>, attempts = TRANSACTION_RETRY.attempts): Promise<T> {
+    return retryWhenBusy((error) => this.dialect.isBusy(error), () => this.db.transaction().execute(work), {
+      ...TRANSACTION_RETRY,
+      attempts,
+    });
   }
 
   /**
@@ -102,18 +99,10 @@ export class VerqStore {
  */
 export async function openStore(options: OpenStoreOptions | string): Promise<VerqStore> {
   const resolved: OpenStoreOptions = typeof options === "string" ? { path: options } : options;
-  const { db } = openSqlite(resolved.path, resolved);
+  const { db } = await openSqlite(resolved.path, resolved);
   const store = new VerqStore(db, sqliteStoreDialect, resolved.path);
   try {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await migrateToLatest(db, sqliteStoreDialect);
-        break;
-      } catch (error) {
-        if (!sqliteStoreDialect.isBusy(error) || attempt >= 20) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 10 * attempt));
-      }
-    }
+    await retryWhenBusy((error) => sqliteStoreDialect.isBusy(error), () => migrateToLatest(db, sqliteStoreDialect), MIGRATION_RETRY);
   } catch (error) {
     await store.close();
     throw error;

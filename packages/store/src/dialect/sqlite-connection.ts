@@ -11,7 +11,9 @@ import {
   type SqliteDatabase,
   type SqliteStatement,
 } from "kysely";
+import { retryWhenBusy, type BusyRetry } from "../retry-when-busy.ts";
 import type { VerqDatabase } from "../schema.ts";
+import { sqliteStoreDialect } from "./sqlite-dialect.ts";
 
 /** How an embedded SQLite store is opened. */
 export interface SqliteOptions {
@@ -91,31 +93,26 @@ export interface SqliteHandles {
  * Switching a fresh file to WAL needs a moment of exclusive access; when several processes open
  * one new file at once, the pragma can fail with SQLITE_BUSY outside any busy handler. Retry it.
  */
-function setJournalMode(raw: Database.Database, mode: string): void {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      raw.pragma(`journal_mode = ${mode}`);
-      return;
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (typeof code !== "string" || !code.startsWith("SQLITE_BUSY") || attempt >= 200) throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(50, attempt * 2));
-    }
-  }
-}
+const JOURNAL_MODE_RETRY: BusyRetry = { attempts: 200, stepMs: 2, maxPauseMs: 50 };
 
 /** Opens (creating if needed) the SQLite file at `path`, or an in-memory database for `:memory:`. */
-export function openSqlite(path: string, options: SqliteOptions = {}): SqliteHandles {
+export async function openSqlite(path: string, options: SqliteOptions = {}): Promise<SqliteHandles> {
   const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
   const raw = new Database(path, { timeout: busyTimeoutMs });
   const journalMode = options.journalMode ?? "wal";
-  if (path !== ":memory:") setJournalMode(raw, journalMode);
+  if (path !== ":memory:") {
+    try {
+      await retryWhenBusy((error) => sqliteStoreDialect.isBusy(error), () => raw.pragma(`journal_mode = ${journalMode}`), JOURNAL_MODE_RETRY);
+    } catch (error) {
+      raw.close();
+      throw error;
+    }
+  }
   raw.pragma(`synchronous = ${options.synchronous ?? (journalMode === "wal" ? "normal" : "full")}`);
   raw.pragma("foreign_keys = on");
   // REPLACE deletes the conflicting row; only with recursive triggers does that delete meet the
   // append-only trigger, so `INSERT OR REPLACE` cannot rewrite an event either.
   raw.pragma("recursive_triggers = on");
-  for (const p of (process.env.VERQ_PRAGMAS ?? "").split(";").filter(Boolean)) raw.pragma(p);
   const db = new Kysely<VerqDatabase>({
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }),
   });

@@ -1,0 +1,35 @@
+import { VerqError } from "@verq/core";
+
+/** How often and how patiently {@link retryWhenBusy} tries again. */
+export interface BusyRetry {
+  /** Tries in all, the first included. */
+  readonly attempts: number;
+  /** The pause before try n+1 is `min(maxPauseMs, stepMs × n)` milliseconds. */
+  readonly stepMs: number;
+  readonly maxPauseMs: number;
+}
+
+/** A transaction's default: 20 tries, 5 ms more pause each time, at most 200 ms. */
+export const TRANSACTION_RETRY: BusyRetry = { attempts: 20, stepMs: 5, maxPauseMs: 200 };
+
+/**
+ * Runs `work` and, while it fails because another process holds the database (`isBusy`, the
+ * dialect's test), runs it again from the start after a short growing pause. After the last try
+ * it throws `VERQ_STORE_BUSY` with the busy error as its cause; any other error is thrown at once.
+ * `work` must therefore do nothing outside the database that it cannot repeat. The one place
+ * where the store waits for a lock held by someone else: transactions, migrations and the
+ * journal-mode switch of a fresh file all go through it.
+ */
+export async function retryWhenBusy<T>(isBusy: (error: unknown) => boolean, work: () => T | Promise<T>, retry: BusyRetry = TRANSACTION_RETRY): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      if (attempt >= retry.attempts) {
+        throw new VerqError("VERQ_STORE_BUSY", "the database stayed locked by another process; try again later", { cause: error });
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(retry.maxPauseMs, retry.stepMs * attempt)));
+    }
+  }
+}
