@@ -17,6 +17,7 @@ export default defineConfig({
       "property-tests/**/*.spec.ts",
       "bench/test/**/*.spec.ts",
       "examples/*/test/**/*.spec.ts",
+      "packaging/*.spec.ts",
     ],
     testTimeout: 60_000,
     hookTimeout: 60_000,

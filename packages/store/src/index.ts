@@ -1,4 +1,4 @@
-export type { SqliteOptions } from "./dialect/sqlite-connection.ts";
+export type { SqliteOptions } from "./dialect/sqlite-options.ts";
 export type { StoreDialect } from "./dialect/store-dialect.ts";
 export {
   JobQueue,
@@ -14,7 +14,7 @@ export {
   type RunOnceResult,
   type Sender,
 } from "./job-queue.ts";
-export { JobWorker, type JobWorkerOptions, type JobWorkerReport } from "./job-worker.ts";
+export { JobWorker, type DrainOptions, type JobWorkerOptions, type JobWorkerReport, type JobWorkerResult } from "./job-worker.ts";
 export type { VerqDatabase } from "./schema.ts";
 export type { JobStats } from "./sql/jobs/selectJobStats.ts";
 export { readAllEvents } from "./sql/events/readAllEvents.ts";

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import { sqliteStoreDialect } from "./dialect/sqlite-dialect.ts";
-import { openSqlite, type SqliteOptions } from "./dialect/sqlite-connection.ts";
+import { openSqlite } from "./dialect/sqlite-connection.ts";
+import type { SqliteOptions } from "./dialect/sqlite-options.ts";
 import type { StoreDialect } from "./dialect/store-dialect.ts";
 import { migrateToLatest } from "./migrations/migrate.ts";
 import type { VerqDatabase } from "./schema.ts";

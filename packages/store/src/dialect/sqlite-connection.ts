@@ -13,17 +13,8 @@ import {
 } from "kysely";
 import { retryWhenBusy, type BusyRetry } from "../retry-when-busy.ts";
 import type { VerqDatabase } from "../schema.ts";
+import type { SqliteOptions } from "./sqlite-options.ts";
 import { sqliteStoreDialect } from "./sqlite-dialect.ts";
-
-/** How an embedded SQLite store is opened. */
-export interface SqliteOptions {
-  /** `wal` (default, chosen by measurement: see the README) or the rollback journal `delete`. */
-  readonly journalMode?: "wal" | "delete";
-  /** `normal` (default with WAL: durable across process crashes) or `full` (also across power loss). */
-  readonly synchronous?: "normal" | "full";
-  /** How long a writer waits for another process's lock before `VERQ_STORE_BUSY`, in ms. */
-  readonly busyTimeoutMs?: number;
-}
 
 /**
  * Kysely's SQLite driver begins deferred transactions: two processes that both read and then

@@ -1,0 +1,9 @@
+/** How an embedded SQLite store is opened. */
+export interface SqliteOptions {
+  /** `wal` (default, chosen by measurement: see the README) or the rollback journal `delete`. */
+  readonly journalMode?: "wal" | "delete";
+  /** `normal` (default with WAL: durable across process crashes) or `full` (also across power loss). */
+  readonly synchronous?: "normal" | "full";
+  /** How long a writer waits for another process's lock before `VERQ_STORE_BUSY`, in ms. */
+  readonly busyTimeoutMs?: number;
+}

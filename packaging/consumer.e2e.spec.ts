@@ -1,0 +1,133 @@
+// P1 (installable): the packages as a service gets them. Each library package is built and packed
+// with pnpm's own `pack`, the tarballs are installed with plain npm into a fresh project outside
+// the repository, and that project uses them with plain `node` and `tsc` (no tsx, no workspace,
+// no source condition). publint and arethetypeswrong check every packed tarball.
+import { execFileSync, spawnSync, type SpawnSyncReturns } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const FIXTURE = path.join(import.meta.dirname, "consumer");
+const BIN = path.join(ROOT, "node_modules", ".bin");
+/** The library packages, in dependency order (each one's build needs the previous ones' `dist`). */
+const PACKAGES = ["core", "store", "adapters"] as const;
+const TYPES_NODE = "@types/node@20";
+
+/** The environment of a plain Node process: no source condition, no test runner settings. */
+function plainEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  delete env.VITEST;
+  return env;
+}
+
+function run(command: string, args: readonly string[], cwd: string, timeoutMs = 240_000): SpawnSyncReturns<string> {
+  return spawnSync(command, args, { cwd, env: plainEnv(), encoding: "utf8", timeout: timeoutMs });
+}
+
+function mustRun(command: string, args: readonly string[], cwd: string, timeoutMs?: number): string {
+  const result = run(command, args, cwd, timeoutMs);
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(" ")} exited ${result.status}\n${result.stdout}\n${result.stderr}`);
+  }
+  return result.stdout;
+}
+
+let work: string;
+let tarballs: Record<(typeof PACKAGES)[number], string>;
+let consumer: string;
+
+beforeAll(() => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "verq-consumer-"));
+  const packs = path.join(work, "packs");
+  fs.mkdirSync(packs);
+  const found: Partial<Record<(typeof PACKAGES)[number], string>> = {};
+  for (const name of PACKAGES) {
+    // `pnpm pack` runs the package's `prepack` (its build) and writes `verq-<name>-<version>.tgz`.
+    const out = mustRun("npx", ["-y", "pnpm@10", "pack", "--pack-destination", packs], path.join(ROOT, "packages", name));
+    const tarball = out.trim().split("\n").reverse().find((line) => line.endsWith(".tgz"));
+    if (tarball === undefined || !fs.existsSync(tarball)) throw new Error(`no tarball for @verq/${name}:\n${out}`);
+    found[name] = tarball;
+  }
+  tarballs = found as typeof tarballs;
+  consumer = path.join(work, "service");
+  fs.cpSync(FIXTURE, consumer, { recursive: true });
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...PACKAGES.map((n) => tarballs[n]), TYPES_NODE], {
+    cwd: consumer,
+    env: plainEnv(),
+    stdio: "pipe",
+    timeout: 480_000,
+  });
+}, 600_000);
+
+afterAll(() => {
+  if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
+});
+
+describe("P1: the packed packages in a project outside the workspace", () => {
+  it("ships only built files: dist with JavaScript, declarations and source maps, no sources, no tests", () => {
+    for (const name of PACKAGES) {
+      const listing = execFileSync("tar", ["-tzf", tarballs[name]], { encoding: "utf8" }).trim().split("\n");
+      expect(listing).toContain("package/dist/index.js");
+      expect(listing).toContain("package/dist/index.d.ts");
+      expect(listing).toContain("package/dist/index.js.map");
+      expect(listing.filter((f) => /\/(src|test)\//.test(f) || (f.endsWith(".ts") && !f.endsWith(".d.ts")))).toEqual([]);
+      const manifest = JSON.parse(fs.readFileSync(path.join(consumer, "node_modules", "@verq", name, "package.json"), "utf8")) as {
+        exports: Record<string, Record<string, string>>;
+        dependencies?: Record<string, string>;
+      };
+      expect(Object.keys(manifest.exports["."] ?? {})).toEqual(["types", "default"]);
+      expect(JSON.stringify(manifest.dependencies ?? {})).not.toContain("workspace:");
+    }
+  });
+
+  it("(a) a plain node ESM script opens a SQLite file, enqueues, claims, finishes and prints stats()", () => {
+    const out = mustRun(process.execPath, ["enqueue-claim-finish.mjs", path.join(consumer, "jobs.sqlite")], consumer);
+    const result = JSON.parse(out) as { token: number; accepted: boolean; stats: { total: number; byState: Record<string, number> } };
+    expect(result.token).toBe(1);
+    expect(result.accepted).toBe(true);
+    expect(result.stats.total).toBe(1);
+    expect(result.stats.byState).toEqual({ pending: 0, leased: 0, done: 1, dead: 0 });
+  });
+
+  it("(b) tsc --noEmit type-checks a consumer file that uses the public types, with moduleResolution nodenext", () => {
+    const result = run(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], consumer);
+    expect(result.stdout + result.stderr).toBe("");
+    expect(result.status).toBe(0);
+  });
+
+  it("(b) and tsc fails on a misuse of those types, so the check above is real", () => {
+    fs.writeFileSync(
+      path.join(consumer, "misuse.ts"),
+      'import { JobQueue } from "@verq/store";\nexport const wrong = (q: JobQueue) => q.finish("id", "not a token", "ok");\n',
+    );
+    const result = run(
+      process.execPath,
+      [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "--module", "nodenext", "--strict", "misuse.ts"],
+      consumer,
+    );
+    expect(result.status).not.toBe(0);
+    expect(result.stdout).toContain("not assignable to parameter of type 'number'");
+  });
+
+  it("(c) the installed `verq` bin runs the compiled CLI with plain node: --help exits 0", () => {
+    const bin = path.join(consumer, "node_modules", ".bin", "verq");
+    const result = run(bin, ["--help"], consumer);
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain("Usage: verq");
+    for (const area of ["jobs", "relay", "files", "receiver"]) expect(result.stdout).toContain(area);
+  });
+
+  it("publint and arethetypeswrong (ESM only) report no problem on any packed package", () => {
+    for (const name of PACKAGES) {
+      const lint = run(path.join(BIN, "publint"), ["run", "--strict", tarballs[name]], ROOT);
+      expect(lint.status, `publint @verq/${name}:\n${lint.stdout}${lint.stderr}`).toBe(0);
+      expect(lint.stdout).toContain("All good!");
+      const types = run(path.join(BIN, "attw"), ["--profile", "esm-only", "--format", "ascii", tarballs[name]], ROOT);
+      expect(types.status, `attw @verq/${name}:\n${types.stdout}${types.stderr}`).toBe(0);
+    }
+  });
+});
