@@ -11,8 +11,8 @@ export interface JobWorkerOptions {
   readonly concurrency?: number;
   /**
    * Most jobs claimed, and most outcomes recorded, in one transaction: `concurrency` by default.
-   * Jobs claimed beyond `concurrency` wait for a free slot while their lease runs, so keep
-   * `batchSize × the time of one send / concurrency` well under the lease.
+   * Jobs claimed beyond `concurrency` wait for a free slot; their leases are extended by
+   * heartbeats meanwhile, like those of the jobs being sent.
    */
   readonly batchSize?: number;
   /** Lease of each claim; the queue's default when absent. */
@@ -21,13 +21,41 @@ export interface JobWorkerOptions {
   readonly idleMs?: number;
   /**
    * Called when a send fails in a way that is neither `Retryable` nor `Permanent` (an unexpected
-   * error, or a `BadAck`). The job stays leased and is reclaimed when its lease expires (SPEC J5).
+   * error, or a `BadAck`). The job stays leased, without heartbeats, and is reclaimed when its
+   * lease expires (SPEC J5).
    */
   readonly onSendError?: (job: ClaimedJob, error: unknown) => void;
+  /** Called once per outcome, after the transaction that recorded it (or refused it as stale) has committed. Must not throw. */
+  readonly onFinished?: (result: JobWorkerResult) => void;
+  /**
+   * Called with the outcomes a round is about to record, after their sends and right before the
+   * round's transaction: the boundary between a send and its finish (crash tests stop a process
+   * here). What it throws fails the round like a failed transaction.
+   */
+  readonly beforeRecord?: (outcomes: readonly FinishInput[]) => void;
+  /**
+   * Called when a heartbeat fails, and when a round's transaction fails (e.g. `VERQ_STORE_BUSY`)
+   * in a started worker: that round changed nothing, its outcomes are kept and recorded by a
+   * later round after `idleMs`. A failed round ends a `drain()` (it rejects with the error), and
+   * a started worker without `onError` (`stop()` rejects); the jobs held then stay leased until
+   * their leases expire, as after a crash.
+   */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** What the worker did with one job's outcome. */
+export interface JobWorkerResult {
+  readonly id: string;
+  readonly token: number;
+  readonly outcome: FinishOutcome;
+  /** False when the lease had been lost and another worker holds the job now. */
+  readonly accepted: boolean;
 }
 
 /** What a worker did so far. */
 export interface JobWorkerReport {
+  /** Jobs claimed. */
+  readonly claimed: number;
   /** Outcomes recorded, by outcome. */
   readonly ok: number;
   readonly retry: number;
@@ -36,9 +64,27 @@ export interface JobWorkerReport {
   readonly refused: number;
   /** Sends that failed unexpectedly; their jobs stay leased until the lease expires. */
   readonly leftLeased: number;
+  /** Leases extended by a heartbeat while their jobs were held. */
+  readonly heartbeats: number;
+  /** Rounds and heartbeats that failed (passed to `onError`). */
+  readonly errors: number;
   /** Transactions that claimed, and that recorded outcomes (a round that did both counts in both). */
   readonly claimTransactions: number;
   readonly finishTransactions: number;
+}
+
+/** Options of {@link JobWorker.drain}. */
+export interface DrainOptions {
+  /** Claim at most this many jobs in all, then finish them and end; no limit by default. */
+  readonly limit?: number;
+}
+
+/** A heartbeat extends a held lease each time this fraction of the lease has passed. */
+const HEARTBEAT_FRACTION = 3;
+
+interface Held {
+  readonly timer: NodeJS.Timeout;
+  beating: boolean;
 }
 
 /**
@@ -46,7 +92,10 @@ export interface JobWorkerReport {
  * that have arrived and claims up to `batchSize` due jobs; the jobs are sent with at most
  * `concurrency` in flight. Each job keeps exactly the semantics of
  * `claim` → send → `finish` (its own fencing token, lease and outcome rules); only the commits
- * are shared, so the cost of a commit is divided among the jobs of a round.
+ * are shared, so the cost of a commit is divided among the jobs of a round. While the worker
+ * holds a job (waiting, sending, or its outcome not yet recorded), a heartbeat extends its lease
+ * every third of the lease, so a send may take longer than the lease; a heartbeat refused
+ * because the lease was lost ends that job's heartbeats, and its late outcome is refused.
  *
  * @example
  * const worker = new JobWorker(queue, { owner: "worker-1", sender, concurrency: 8, batchSize: 64 });
@@ -63,14 +112,20 @@ export class JobWorker {
   readonly #leaseMs: number | undefined;
   readonly #idleMs: number;
   readonly #onSendError: ((job: ClaimedJob, error: unknown) => void) | undefined;
+  readonly #onFinished: ((result: JobWorkerResult) => void) | undefined;
+  readonly #beforeRecord: ((outcomes: readonly FinishInput[]) => void) | undefined;
+  readonly #onError: ((error: unknown) => void) | undefined;
 
   readonly #waiting: ClaimedJob[] = [];
   readonly #outcomes: FinishInput[] = [];
+  readonly #held = new Map<string, Held>();
   #inFlight = 0;
   #stopping = false;
+  #halted = false;
+  #claimBudget = Number.POSITIVE_INFINITY;
   #running: Promise<JobWorkerReport> | null = null;
   #wake: (() => void) | null = null;
-  #report = { ok: 0, retry: 0, permanent: 0, refused: 0, leftLeased: 0, claimTransactions: 0, finishTransactions: 0 };
+  #report = { claimed: 0, ok: 0, retry: 0, permanent: 0, refused: 0, leftLeased: 0, heartbeats: 0, errors: 0, claimTransactions: 0, finishTransactions: 0 };
 
   constructor(queue: JobQueue, options: JobWorkerOptions) {
     this.#queue = queue;
@@ -82,11 +137,21 @@ export class JobWorker {
     this.#leaseMs = options.leaseMs === undefined ? undefined : checkLeaseMs(options.leaseMs);
     this.#idleMs = checkCount(options.idleMs ?? 100, "idleMs", 3_600_000);
     this.#onSendError = options.onSendError;
+    this.#onFinished = options.onFinished;
+    this.#beforeRecord = options.beforeRecord;
+    this.#onError = options.onError;
   }
 
-  /** Works until nothing is due and nothing is in flight, then resolves with the report. */
-  async drain(): Promise<JobWorkerReport> {
+  /**
+   * Works until nothing is due and nothing is held, then resolves with the report. With
+   * `limit`, claims at most that many jobs in all: `drain({ limit: 1 })` does what `runOnce`
+   * does, an unexpected send error included (counted in `leftLeased`, passed to `onSendError`).
+   * {@link stop} ends a drain early the same way it ends a started worker.
+   */
+  async drain(options: DrainOptions = {}): Promise<JobWorkerReport> {
     if (this.#running !== null) throw new VerqError("VERQ_INVALID_ARGUMENT", "this worker is already running");
+    const limit = options.limit === undefined ? Number.POSITIVE_INFINITY : checkCount(options.limit, "limit", Number.MAX_SAFE_INTEGER);
+    this.#begin(limit);
     this.#running = this.#loop(true);
     try {
       return await this.#running;
@@ -98,12 +163,17 @@ export class JobWorker {
   /** Works until {@link stop} is called. */
   start(): void {
     if (this.#running !== null) throw new VerqError("VERQ_INVALID_ARGUMENT", "this worker is already running");
-    this.#stopping = false;
+    this.#begin(Number.POSITIVE_INFINITY);
     const unsubscribe = this.#queue.onEnqueued(() => this.#wakeUp());
     this.#running = this.#loop(false).finally(unsubscribe);
+    // A failed run is reported by stop(); until then it must not count as unhandled.
+    this.#running.catch(() => undefined);
   }
 
-  /** Stops claiming, lets the jobs in flight finish and records their outcomes; then resolves with the report. */
+  /**
+   * Stops claiming, lets the jobs in hand be sent and records their outcomes; then resolves
+   * with the report. Rejects with the error of a run that failed (see `onError`).
+   */
   async stop(): Promise<JobWorkerReport> {
     this.#stopping = true;
     this.#wakeUp();
@@ -121,30 +191,58 @@ export class JobWorker {
     return { ...this.#report };
   }
 
+  #begin(limit: number): void {
+    this.#stopping = false;
+    this.#halted = false;
+    this.#claimBudget = limit;
+  }
+
   async #loop(untilIdle: boolean): Promise<JobWorkerReport> {
-    for (;;) {
-      // Group commit: let the sends that settle in this turn of the event loop join the round.
-      if (this.#outcomes.length > 0) await new Promise((resolve) => setImmediate(resolve));
-      const outcomes = this.#outcomes.splice(0, MAX_BATCH_SIZE);
-      const held = this.#inFlight + this.#waiting.length;
-      const room = this.#batchSize - held;
-      // Claim in rounds of at least half a batch, so that commits stay shared.
-      const claiming = !this.#stopping && (held === 0 || room >= Math.ceil(this.#batchSize / 2));
-      let claimed = 0;
-      if (outcomes.length > 0 || claiming) {
-        // One transaction records the outcomes that arrived and claims the next jobs.
-        const round = await this.#queue.finishAndClaim(outcomes, this.#owner, claiming ? room : 0, this.#leaseOption());
-        this.#tally(outcomes, round.accepted);
-        if (claiming) this.#report.claimTransactions++;
-        claimed = round.claimed.length;
-        this.#waiting.push(...round.claimed);
-        this.#startSends();
+    try {
+      for (;;) {
+        // Group commit: let the sends that settle in this turn of the event loop join the round.
+        if (this.#outcomes.length > 0) await new Promise((resolve) => setImmediate(resolve));
+        const outcomes = this.#outcomes.splice(0, MAX_BATCH_SIZE);
+        const held = this.#inFlight + this.#waiting.length;
+        const room = Math.min(this.#batchSize - held, this.#claimBudget);
+        // Claim in rounds of at least half a batch, so that commits stay shared.
+        const claiming = !this.#stopping && room > 0 && (held === 0 || room >= Math.ceil(this.#batchSize / 2));
+        let claimed = 0;
+        if (outcomes.length > 0 || claiming) {
+          let round: { accepted: boolean[]; claimed: ClaimedJob[] };
+          try {
+            if (outcomes.length > 0) this.#beforeRecord?.(outcomes);
+            // One transaction records the outcomes that arrived and claims the next jobs.
+            round = await this.#queue.finishAndClaim(outcomes, this.#owner, claiming ? room : 0, this.#leaseOption());
+          } catch (error) {
+            // The transaction changed nothing: keep its outcomes for the next round.
+            this.#outcomes.unshift(...outcomes);
+            if (untilIdle || this.#onError === undefined || this.#stopping) throw error;
+            this.#report.errors++;
+            this.#onError(error);
+            await this.#sleep(this.#idleMs);
+            continue;
+          }
+          claimed = round.claimed.length;
+          this.#claimBudget -= claimed;
+          this.#report.claimed += claimed;
+          if (claiming) this.#report.claimTransactions++;
+          for (const job of round.claimed) this.#hold(job);
+          this.#waiting.push(...round.claimed);
+          this.#startSends();
+          this.#recorded(outcomes, round.accepted);
+        }
+        if (this.#outcomes.length > 0) continue;
+        const busy = this.#inFlight > 0 || this.#waiting.length > 0;
+        if (!busy && (this.#stopping || (untilIdle && claimed === 0))) return { ...this.#report };
+        // Wait for a send to settle or a job to be enqueued (both wake the loop), or poll again.
+        if (busy || claimed === 0) await this.#sleep(this.#idleMs);
       }
-      if (this.#outcomes.length > 0) continue;
-      const busy = this.#inFlight > 0 || this.#waiting.length > 0;
-      if (!busy && (this.#stopping || (untilIdle && claimed === 0))) return { ...this.#report };
-      // Wait for a send to settle or a job to be enqueued (both wake the loop), or poll again.
-      if (busy || claimed === 0) await this.#sleep(this.#idleMs);
+    } finally {
+      // On a failed run the jobs still waiting are left to their leases, as after a crash.
+      this.#halted = true;
+      this.#waiting.length = 0;
+      for (const key of [...this.#held.keys()]) this.#release(key);
     }
   }
 
@@ -153,7 +251,7 @@ export class JobWorker {
   }
 
   #startSends(): void {
-    while (this.#inFlight < this.#concurrency) {
+    while (!this.#halted && this.#inFlight < this.#concurrency) {
       const job = this.#waiting.shift();
       if (job === undefined) return;
       this.#inFlight++;
@@ -168,6 +266,7 @@ export class JobWorker {
       outcome = await sendForOutcome(this.#sender, job);
     } catch (error) {
       this.#report.leftLeased++;
+      this.#release(heldKey(job.id, job.token));
       this.#onSendError?.(job, error);
     } finally {
       this.#inFlight--;
@@ -177,13 +276,53 @@ export class JobWorker {
     }
   }
 
-  #tally(outcomes: readonly FinishInput[], accepted: readonly boolean[]): void {
+  /** Counts the outcomes a round recorded, ends their jobs' heartbeats and reports each. */
+  #recorded(outcomes: readonly FinishInput[], accepted: readonly boolean[]): void {
     if (outcomes.length === 0) return;
     this.#report.finishTransactions++;
-    outcomes.forEach((finish, i) => {
-      if (accepted[i] === true) this.#report[finish.outcome]++;
+    const results = outcomes.map((finish, i): JobWorkerResult => {
+      this.#release(heldKey(finish.id, finish.token));
+      const ok = accepted[i] === true;
+      if (ok) this.#report[finish.outcome]++;
       else this.#report.refused++;
+      return { id: finish.id, token: finish.token, outcome: finish.outcome, accepted: ok };
     });
+    if (this.#onFinished !== undefined) for (const result of results) this.#onFinished(result);
+  }
+
+  /** Starts the heartbeats of a job just claimed: every third of its lease, until released. */
+  #hold(job: ClaimedJob): void {
+    // A fresh claim's last event is the claim itself: its lease runs from updatedAt.
+    const leaseMs = job.leaseUntil - job.updatedAt;
+    if (leaseMs < 1) return;
+    const key = heldKey(job.id, job.token);
+    const timer = setInterval(() => void this.#heartbeat(key, job, leaseMs), Math.max(1, Math.floor(leaseMs / HEARTBEAT_FRACTION)));
+    timer.unref();
+    this.#held.set(key, { timer, beating: false });
+  }
+
+  async #heartbeat(key: string, job: ClaimedJob, leaseMs: number): Promise<void> {
+    const held = this.#held.get(key);
+    if (held === undefined || held.beating) return;
+    held.beating = true;
+    try {
+      const extended = await this.#queue.heartbeat(job.id, job.token, leaseMs);
+      // Refused: the lease was lost (or the outcome is already recorded); beating on is useless.
+      if (extended) this.#report.heartbeats++;
+      else this.#release(key);
+    } catch (error) {
+      this.#report.errors++;
+      this.#onError?.(error);
+    } finally {
+      held.beating = false;
+    }
+  }
+
+  #release(key: string): void {
+    const held = this.#held.get(key);
+    if (held === undefined) return;
+    clearInterval(held.timer);
+    this.#held.delete(key);
   }
 
   #sleep(ms: number): Promise<void> {
@@ -204,6 +343,8 @@ export class JobWorker {
     this.#wake?.();
   }
 }
+
+const heldKey = (id: string, token: number): string => `${token}:${id}`;
 
 function checkCount(value: number, name: string, max = MAX_BATCH_SIZE): number {
   if (!Number.isSafeInteger(value) || value < 1 || value > max) {
