@@ -18,13 +18,9 @@
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { GUID_CODES, GUID_STATES, type LedgerEntry } from "@verq/core";
+import type { ReprocessReport, ResolveReport } from "@verq/adapters";
 import { GuidLedger, openStore } from "@verq/store";
-import type { ReprocessReport } from "../packages/adapters/src/relay/reprocess-failed.ts";
-import type { ResolveReport } from "../packages/adapters/src/relay/resolve-unknown.ts";
-import type { TestBank } from "../packages/adapters/src/relay/test-bank.ts";
-import { TestCore } from "../packages/adapters/src/relay/test-core.ts";
-import { startRelayProcess, type RelayProcess } from "../packages/adapters/test/relay/support/relay-process.ts";
-import { runVerq, tempDir } from "../packages/adapters/test/support/verq-process.ts";
+import { runVerq, startRelayProcess, tempDir, TestCore, type RelayProcess, type TestBank } from "@verq/testing";
 
 /** The relay failpoints, in the order the soak visits them (docs/failpoints.md). */
 export const RELAY_FAILPOINTS = ["relay.afterClaim", "relay.afterCoreCall", "relay.afterRecord"] as const;

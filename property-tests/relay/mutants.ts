@@ -10,10 +10,9 @@ import {
   type GuidRefusal,
   type LedgerEntry,
 } from "@verq/core";
+import type { RelayService } from "@verq/adapters";
 import type { GuidClaimer } from "@verq/store";
-import { claimGuid } from "../../packages/store/src/sql/claimGuid.ts";
-import { selectGuidEntry } from "../../packages/store/src/sql/selectGuidEntries.ts";
-import { reprocessOne, type ReprocessStep } from "../../packages/adapters/src/relay/reprocess-failed.ts";
+import { claimGuid, selectGuidEntry } from "@verq/store/internal";
 import type { RelayVariant } from "./relay-world.ts";
 
 /**
@@ -48,13 +47,15 @@ const lookupThenInsert: GuidClaimer = async (store, input, clock) => {
   });
 };
 
-/** Reprocess under a new GUID: the stored request, submitted again as a new transfer. */
-const reprocessUnderNewGuid: ReprocessStep = async (context, entry, maxAttempts) => {
-  if (entry.state !== "FAILED") return reprocessOne(context, entry, maxAttempts);
-  const guid = `${entry.guid}-r${entry.attempts}`;
-  const reply = await context.transfer(JSON.stringify({ ...(JSON.parse(entry.request) as object), guid }));
-  return { guid, outcome: "sent", state: reply.state ?? "FAILED", code: "", attempts: 1 };
-};
+/**
+ * Reprocess under a new GUID, from the relay's public pieces: each FAILED entry's stored request
+ * is submitted again through the relay's channel entry point as a new transfer.
+ */
+async function reprocessUnderNewGuid(relay: RelayService): Promise<void> {
+  for (const entry of await relay.ledger.list(["FAILED"])) {
+    await relay.transfer(JSON.stringify({ ...(JSON.parse(entry.request) as object), guid: `${entry.guid}-r${entry.attempts}` }));
+  }
+}
 
 /**
  * Deliberately broken relays. Each breaks one rule the property claims to guard;
@@ -114,7 +115,7 @@ export const relayMutants: Readonly<Record<string, RelayVariant>> = {
    * never sent" (with a channel resend of g0 as well, "[at-most-once] the transfer of 100 was
    * processed 2 times").
    */
-  "reprocess under a new GUID": { reprocessOne: reprocessUnderNewGuid },
+  "reprocess under a new GUID": { reprocess: reprocessUnderNewGuid },
   /**
    * G7 broken: purge deletes UNKNOWN entries older than the retention too.
    * Caught as: send g0, an invalid core answer (UNKNOWN); the clock moves past the retention;

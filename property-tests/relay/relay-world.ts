@@ -3,11 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type fc from "fast-check";
 import { GUID_STREAM, ManualClock, type GuidDecider } from "@verq/core";
-import { GuidLedger, VerqStore, openStore, readAllEvents, type GuidClaimer, type StoredEvent } from "@verq/store";
-import type { RelayBoundary } from "../../packages/adapters/src/relay/relay-context.ts";
-import type { RelayReply } from "../../packages/adapters/src/relay/relay-reply.ts";
-import { RelayService } from "../../packages/adapters/src/relay/relay-service.ts";
-import type { ReprocessStep } from "../../packages/adapters/src/relay/reprocess-failed.ts";
+import { RelayService, type CoreClient, type RelayBoundary, type RelayReply } from "@verq/adapters";
+import { GuidLedger, VerqStore, openStore, readAllEvents, type GuidClaimer, type GuidLedgerOptions, type StoredEvent } from "@verq/store";
 import { MAX_ATTEMPTS, type RelayScenario } from "./relay-scenario.ts";
 import { ScheduledCore } from "./scheduled-core.ts";
 import { scheduledLatency } from "./scheduled-latency.ts";
@@ -23,7 +20,50 @@ export class RelayDied extends Error {
 export interface RelayVariant {
   readonly decider?: GuidDecider;
   readonly claimer?: GuidClaimer;
-  readonly reprocessOne?: ReprocessStep;
+  /** An operator's reprocess run in place of `relay.reprocess`, built from the relay's public pieces. */
+  readonly reprocess?: (relay: RelayService, options: { maxAttempts: number }) => Promise<unknown>;
+}
+
+/** Where the relay crosses a boundary: a scheduling point, where the scenario may let it die. */
+type Boundary = (name: RelayBoundary, guid: string) => Promise<void>;
+
+/**
+ * A ledger that crosses the relay's boundaries as the relay sees them: `relay.afterClaim` once a
+ * claim is committed (before the entry is SENT), `relay.afterRecord` once a core outcome is
+ * committed. Wrapping the public ledger the relay is given stands the scheduler and the deaths
+ * exactly where the relay's failpoints are, without a seam in the relay.
+ */
+class BoundaryLedger extends GuidLedger {
+  readonly #boundary: Boundary;
+
+  constructor(store: VerqStore, options: GuidLedgerOptions, boundary: Boundary) {
+    super(store, options);
+    this.#boundary = boundary;
+  }
+
+  override async receive(input: Parameters<GuidLedger["receive"]>[0]): ReturnType<GuidLedger["receive"]> {
+    const got = await super.receive(input);
+    if (got.kind === "claimed") await this.#boundary("relay.afterClaim", input.guid);
+    return got;
+  }
+
+  override async record(...args: Parameters<GuidLedger["record"]>): ReturnType<GuidLedger["record"]> {
+    const change = await super.record(...args);
+    await this.#boundary("relay.afterRecord", args[0]);
+    return change;
+  }
+}
+
+/** The core as the relay reaches it, crossing `relay.afterCoreCall` once a call has ended (before its outcome is recorded). */
+function boundaryCore(core: CoreClient, boundary: Boundary): CoreClient {
+  return {
+    async transfer(guid, request) {
+      const result = await core.transfer(guid, request);
+      await boundary("relay.afterCoreCall", guid);
+      return result;
+    },
+    inquire: (guid) => core.inquire(guid),
+  };
 }
 
 /** What the channel got for one request: the relay's reply, or nothing (the relay died). */
@@ -49,6 +89,8 @@ export interface RelayWorld {
   readonly history: Map<string, StoredEvent[]>;
   /** Reads the event log and adds what is new to {@link history}. */
   observe(): Promise<void>;
+  /** An operator's `verq relay reprocess` (the mutant's own, when it replaces it). */
+  reprocess(options: { maxAttempts: number }): Promise<unknown>;
   /** Closes the database and opens the file again, with a new ledger and relay (G8: nothing is kept in memory). */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -65,27 +107,21 @@ export async function createRelayWorld(s: fc.Scheduler, scenario: RelayScenario,
   const clock = new ManualClock(1_767_258_000_000);
   const core = new ScheduledCore(s, clock, scenario.fates, scenario.inquiryFailures);
   let boundaries = 0;
+  const boundary: Boundary = async (name, guid) => {
+    const dies = scenario.deaths[boundaries++ % scenario.deaths.length] ?? false;
+    await s.schedule(Promise.resolve(), `${name} ${guid}${dies ? ": the relay dies" : ""}`);
+    if (dies) throw new RelayDied(name, guid);
+  };
   const open = async () => {
     const base = await openStore({ path });
     const store = new VerqStore(base.db.withPlugin(scheduledLatency(s)), base.dialect, base.path);
-    const ledger = new GuidLedger(store, {
+    const options: GuidLedgerOptions = {
       clock,
       ...(variant.decider === undefined ? {} : { decider: variant.decider }),
       ...(variant.claimer === undefined ? {} : { claimer: variant.claimer }),
-    });
-    const relay = new RelayService({
-      ledger,
-      core,
-      maxAttempts: MAX_ATTEMPTS,
-      internals: {
-        boundary: async (name, guid) => {
-          const dies = scenario.deaths[boundaries++ % scenario.deaths.length] ?? false;
-          await s.schedule(Promise.resolve(), `${name} ${guid}${dies ? ": the relay dies" : ""}`);
-          if (dies) throw new RelayDied(name, guid);
-        },
-        ...(variant.reprocessOne === undefined ? {} : { reprocessOne: variant.reprocessOne }),
-      },
-    });
+    };
+    const ledger = new BoundaryLedger(store, options, boundary);
+    const relay = new RelayService({ ledger, core: boundaryCore(core, boundary), maxAttempts: MAX_ATTEMPTS });
     return { base, store, ledger, relay };
   };
   let running = await open();
@@ -113,6 +149,9 @@ export async function createRelayWorld(s: fc.Scheduler, scenario: RelayScenario,
         seen.add(event.position);
         history.set(event.streamId, [...(history.get(event.streamId) ?? []), event]);
       }
+    },
+    reprocess(options) {
+      return variant.reprocess === undefined ? running.relay.reprocess(options) : variant.reprocess(running.relay, options);
     },
     async restart() {
       await running.base.close();

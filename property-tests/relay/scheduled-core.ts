@@ -1,7 +1,7 @@
 import type fc from "fast-check";
 import type { Clock, CoreCallResult, CoreInquiryResult } from "@verq/core";
-import type { CoreClient } from "../../packages/adapters/src/relay/core-client.ts";
-import { TestBank } from "../../packages/adapters/src/relay/test-bank.ts";
+import type { CoreClient } from "@verq/adapters";
+import { TestBank } from "@verq/testing";
 import { MIN_AGE_MS, type CoreFate } from "./relay-scenario.ts";
 
 interface InFlight {

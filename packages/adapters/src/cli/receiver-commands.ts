@@ -1,7 +1,7 @@
 import { openStore } from "@verq/store";
 import type { Command } from "commander";
-import { createReceiverServer } from "../http/receiver-server.ts";
 import { EXIT } from "./exit-codes.ts";
+import { createInventoryReceiver } from "./inventory-receiver.ts";
 import { reportError, type CliContext } from "./output.ts";
 
 /** `verq receiver serve`: the idempotent receiver as a process. */
@@ -16,7 +16,7 @@ export function registerReceiverCommands(program: Command, context: CliContext):
     .action(async (o: { db: string; port: string; host: string }) => {
       try {
         const store = await openStore({ path: o.db });
-        const app = createReceiverServer({ store });
+        const app = await createInventoryReceiver({ store });
         const address = await app.listen({ port: Number(o.port), host: o.host });
         context.io.out(`receiver listening on ${address}`);
         await new Promise<void>((resolve) => {

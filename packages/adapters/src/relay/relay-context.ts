@@ -1,7 +1,7 @@
 import { classifyCoreCall, type LedgerEntry } from "@verq/core";
 import type { GuidLedger } from "@verq/store";
+import { failpoint } from "../failpoints.ts";
 import type { CoreClient } from "./core-client.ts";
-import type { RelayReply } from "./relay-reply.ts";
 
 /**
  * The named crash boundaries of the relay (docs/failpoints.md):
@@ -11,13 +11,10 @@ import type { RelayReply } from "./relay-reply.ts";
  */
 export type RelayBoundary = "relay.afterClaim" | "relay.afterCoreCall" | "relay.afterRecord";
 
-/** What the relay's operations share: the ledger, the core, the boundaries, and the relay's own entry point. */
+/** What the relay's operations share: the ledger and the core. */
 export interface RelayContext {
   readonly ledger: GuidLedger;
   readonly core: CoreClient;
-  readonly boundary: (name: RelayBoundary, guid: string) => void | Promise<void>;
-  /** The channel entry point (`POST /transfer`), as a function. */
-  readonly transfer: (text: string) => Promise<RelayReply>;
 }
 
 /**
@@ -28,8 +25,8 @@ export interface RelayContext {
  */
 export async function deliver(context: RelayContext, entry: LedgerEntry): Promise<LedgerEntry> {
   const result = await context.core.transfer(entry.guid, entry.request);
-  await context.boundary("relay.afterCoreCall", entry.guid);
+  failpoint("relay.afterCoreCall" satisfies RelayBoundary);
   const change = await context.ledger.record(entry.guid, entry.attempts, classifyCoreCall(entry.guid, result));
-  await context.boundary("relay.afterRecord", entry.guid);
+  failpoint("relay.afterRecord" satisfies RelayBoundary);
   return change.entry;
 }

@@ -1,22 +1,11 @@
 import { checkMaxAttempts, readChannelRequest, type LedgerEntry } from "@verq/core";
 import type { GuidLedger, LedgerStats, PurgeResult, RecoverResult, StoredEvent } from "@verq/store";
-import { failpoint } from "../failpoints.ts";
 import type { CoreClient } from "./core-client.ts";
+import { failpoint } from "../failpoints.ts";
 import { deliver, type RelayBoundary, type RelayContext } from "./relay-context.ts";
 import { badRequestReply, payloadMismatchReply, replyFor, type RelayReply } from "./relay-reply.ts";
-import { reprocessFailed, reprocessOne, type ReprocessReport, type ReprocessStep } from "./reprocess-failed.ts";
+import { reprocessFailed, type ReprocessReport } from "./reprocess-failed.ts";
 import { resolveUnknown, type ResolveReport } from "./resolve-unknown.ts";
-
-/**
- * @internal Seams for crash and mutation tests; production code never sets them.
- * - `boundary` replaces the failpoint check at each {@link RelayBoundary} (property tests pause
- *   there, or throw to stand for a relay that dies);
- * - `reprocessOne` replaces one entry's reprocess.
- */
-export interface RelayInternals {
-  readonly boundary?: (name: RelayBoundary, guid: string) => void | Promise<void>;
-  readonly reprocessOne?: ReprocessStep;
-}
 
 /** Settings of a relay. */
 export interface RelayServiceOptions {
@@ -27,8 +16,6 @@ export interface RelayServiceOptions {
    * FAILED entry): 5 by default. Reprocess has its own cap, counted on the same attempts.
    */
   readonly maxAttempts?: number;
-  /** @internal See {@link RelayInternals}. */
-  readonly internals?: RelayInternals;
 }
 
 /** A GUID's entry and its event timeline, for `verq relay show`. */
@@ -54,18 +41,11 @@ export class RelayService {
   readonly ledger: GuidLedger;
   readonly #context: RelayContext;
   readonly #maxAttempts: number;
-  readonly #reprocessOne: ReprocessStep;
 
   constructor(options: RelayServiceOptions) {
     this.ledger = options.ledger;
     this.#maxAttempts = checkMaxAttempts(options.maxAttempts ?? 5);
-    this.#reprocessOne = options.internals?.reprocessOne ?? reprocessOne;
-    this.#context = {
-      ledger: options.ledger,
-      core: options.core,
-      boundary: options.internals?.boundary ?? failpoint,
-      transfer: (text) => this.transfer(text),
-    };
+    this.#context = { ledger: options.ledger, core: options.core };
   }
 
   /**
@@ -85,7 +65,7 @@ export class RelayService {
       case "resend":
         return replyFor(await deliver(this.#context, got.entry), false);
       case "claimed": {
-        await this.#context.boundary("relay.afterClaim", guid);
+        failpoint("relay.afterClaim" satisfies RelayBoundary);
         const sent = await this.ledger.send(guid);
         // Refused when the entry moved on meanwhile (e.g. a sweep found it FAILED): do not send.
         if (!sent.accepted) return replyFor(sent.entry, false);
@@ -102,7 +82,7 @@ export class RelayService {
   /** Sends FAILED entries again with the same GUID, below `maxAttempts`; never UNKNOWN (SPEC G6). */
   async reprocess(options: { maxAttempts: number; limit?: number }): Promise<ReprocessReport> {
     checkMaxAttempts(options.maxAttempts);
-    return reprocessFailed(this.#context, options, this.#reprocessOne);
+    return reprocessFailed(this.#context, options);
   }
 
   /** The recovery sweep after a relay died mid-request: RECEIVED → FAILED, SENT → UNKNOWN, once `olderThanMs` old. */

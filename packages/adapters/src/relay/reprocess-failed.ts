@@ -10,9 +10,6 @@ export type ReprocessItem =
   /** The entry was deleted meanwhile (it cannot be: purge takes DONE only; kept for robustness). */
   | { readonly guid: string; readonly outcome: "gone" };
 
-/** @internal One entry's reprocess; mutation tests replace it to prove the suite catches a broken one. */
-export type ReprocessStep = (context: RelayContext, entry: LedgerEntry, maxAttempts: number) => Promise<ReprocessItem>;
-
 /** What one reprocess run did (SPEC G6). */
 export interface ReprocessReport {
   readonly items: readonly ReprocessItem[];
@@ -27,11 +24,11 @@ export interface ReprocessReport {
 }
 
 /**
- * The default step: the guid machine decides (FAILED and below the cap → SENT, one more
- * attempt); then the stored request goes to the core under the same GUID, and the outcome is
- * recorded as for a channel request.
+ * One entry: the guid machine decides (FAILED and below the cap → SENT, one more attempt); then
+ * the stored request goes to the core under the same GUID, and the outcome is recorded as for a
+ * channel request.
  */
-export const reprocessOne: ReprocessStep = async (context, entry, maxAttempts) => {
+async function reprocessOne(context: RelayContext, entry: LedgerEntry, maxAttempts: number): Promise<ReprocessItem> {
   const change = await context.ledger.reprocess(entry.guid, maxAttempts).catch((error: unknown) => {
     if (isGuidError(error, "VERQ_UNKNOWN_GUID")) return null;
     throw error;
@@ -42,7 +39,7 @@ export const reprocessOne: ReprocessStep = async (context, entry, maxAttempts) =
   }
   const after = await deliver(context, change.entry);
   return { guid: entry.guid, outcome: "sent", state: after.state, code: after.code, attempts: after.attempts };
-};
+}
 
 /**
  * Reprocesses FAILED entries (SPEC G6): only FAILED, with the same GUID and the stored request,
@@ -50,14 +47,10 @@ export const reprocessOne: ReprocessStep = async (context, entry, maxAttempts) =
  * It looks at FAILED and UNKNOWN entries, oldest first, up to `limit`, and lets the machine
  * refuse the UNKNOWN ones, so that the report says how many wait for resolve.
  */
-export async function reprocessFailed(
-  context: RelayContext,
-  options: { maxAttempts: number; limit?: number },
-  step: ReprocessStep = reprocessOne,
-): Promise<ReprocessReport> {
+export async function reprocessFailed(context: RelayContext, options: { maxAttempts: number; limit?: number }): Promise<ReprocessReport> {
   const items: ReprocessItem[] = [];
   for (const entry of await context.ledger.list(["FAILED", "UNKNOWN"], options.limit ?? 1_000)) {
-    items.push(await step(context, entry, options.maxAttempts));
+    items.push(await reprocessOne(context, entry, options.maxAttempts));
   }
   const sent = items.filter((i) => i.outcome === "sent");
   const refused = items.filter((i) => i.outcome === "refused");

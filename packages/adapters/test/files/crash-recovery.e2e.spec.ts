@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { COURSE_EXPECTED } from "@verq/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { COURSE_EXPECTED } from "../../src/files/course-fixture.ts";
 import { runVerq, spawnHelper } from "./helpers/cli-child.ts";
 import { bulkFixture, makeQueue, names, outcome, verq, withLedger, writeCourseFixture, type TestQueue } from "./helpers/queue-fixture.ts";
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { COURSE_EXPECTED, COURSE_FIXTURE } from "@verq/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { COURSE_EXPECTED, COURSE_FIXTURE } from "../../src/files/course-fixture.ts";
 import { digests, makeQueue, names, outcome, verq, withLedger, writeCourseFixture, type TestQueue } from "./helpers/queue-fixture.ts";
 
 let q: TestQueue;

@@ -1,31 +1,40 @@
+import { VerqError } from "@verq/core";
 import { openStore, ReceiptBook, type VerqStore } from "@verq/store";
+import { tempDir } from "@verq/testing";
 import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createInventoryReceiver } from "../../src/cli/inventory-receiver.ts";
 import { createReceiverServer } from "../../src/http/receiver-server.ts";
-import { tempDir } from "../support/verq-process.ts";
 
 let dir: ReturnType<typeof tempDir>;
 let store: VerqStore;
-let app: FastifyInstance;
+let app: FastifyInstance | undefined;
 let url: string;
 
 beforeEach(async () => {
   dir = tempDir("verq-receiver-");
   store = await openStore({ path: `${dir.path}/receiver.sqlite` });
-  app = createReceiverServer({ store, bodyLimit: 1_024 });
-  url = await app.listen({ port: 0, host: "127.0.0.1" });
 });
 afterEach(async () => {
-  await app.close();
+  await app?.close();
+  app = undefined;
   await store.close();
   dir.remove();
 });
 
+const listen = async (server: FastifyInstance) => {
+  app = server;
+  url = await server.listen({ port: 0, host: "127.0.0.1" });
+};
 const post = (body: string, headers: Record<string, string> = {}) =>
   fetch(`${url}/`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
 const counts = async () => (await (await fetch(`${url}/inventory`)).json()) as Record<string, number>;
 
-describe("idempotent receiver", () => {
+describe("the idempotent receiver of verq receiver serve (the sample inventory effect)", () => {
+  beforeEach(async () => {
+    await listen(await createInventoryReceiver({ store, bodyLimit: 1_024 }));
+  });
+
   it("J8: commits the key and the effect once; a repeat gets the first answer byte for byte and no second effect", async () => {
     const first = await post('{"quantity":7}', { "idempotency-key": "order-7" });
     const firstText = await first.text();
@@ -59,11 +68,76 @@ describe("idempotent receiver", () => {
     expect(await counts()).toEqual({ inventory: 0, requests: 0, effects: 0 });
   });
 
-  it("an effect that throws records nothing, so the key can be tried again", async () => {
-    const book = new ReceiptBook(store);
-    await expect(book.once("k", () => Promise.reject(new Error("downstream down")))).rejects.toThrow("downstream down");
-    const retry = await book.once("k", (trx) => ReceiptBook.addInventory(trx, "default", 2).then(() => "ok"));
-    expect(retry).toEqual({ applied: true, response: "ok" });
-    expect(await book.counts()).toMatchObject({ inventory: 2, effects: 1 });
+  it("keeps the inventory in its own table, created by the receiver: a fresh store has none", async () => {
+    const fresh = await openStore({ path: `${dir.path}/fresh.sqlite` });
+    try {
+      const tables = await fresh.db.introspection.getTables();
+      expect(tables.map((t) => t.name)).toContain("receipts");
+      expect(tables.map((t) => t.name)).not.toContain("inventory");
+    } finally {
+      await fresh.close();
+    }
+    expect((await store.db.introspection.getTables()).map((t) => t.name)).toContain("inventory");
+  });
+});
+
+describe("the receiver with the service's own effect", () => {
+  type Shipments = {
+    shipments: { key: string; sku: string };
+  };
+  let effects = 0;
+  let failNext = false;
+
+  beforeEach(async () => {
+    effects = 0;
+    failNext = false;
+    await store.db.schema.createTable("shipments").addColumn("key", "text", (c) => c.primaryKey()).addColumn("sku", "text", (c) => c.notNull()).execute();
+    await listen(
+      createReceiverServer({
+        store,
+        effect: async (trx, { key, body }) => {
+          const sku = (body as { sku?: unknown } | undefined)?.sku;
+          if (typeof sku !== "string") throw new VerqError("VERQ_INVALID_BODY", 'a shipment is {"sku": "..."}');
+          effects++;
+          await trx.withTables<Shipments>().insertInto("shipments").values({ key, sku }).execute();
+          if (failNext) throw new Error("the warehouse is down");
+          return { shipped: sku, n: effects };
+        },
+      }),
+    );
+  });
+  const shipments = () => store.db.withTables<Shipments>().selectFrom("shipments").selectAll().execute();
+
+  it("J8: stores the effect's answer and replays it byte for byte; the effect runs once per key", async () => {
+    const first = await post('{"sku":"A-1"}', { "idempotency-key": "s-1" });
+    const again = await post('{"sku":"A-1"}', { "idempotency-key": "s-1" });
+    expect([first.status, await first.text()]).toEqual([200, '{"shipped":"A-1","n":1}']);
+    expect([again.status, await again.text(), again.headers.get("idempotent-replayed")]).toEqual([200, '{"shipped":"A-1","n":1}', "true"]);
+    expect(effects).toBe(1);
+    expect(await shipments()).toEqual([{ key: "s-1", sku: "A-1" }]);
+    expect(await new ReceiptBook(store).counts()).toEqual({ requests: 2, effects: 1 });
+  });
+
+  it("a VERQ_INVALID_BODY from the effect is a 400 with its message, and nothing is recorded", async () => {
+    const response = await post('{"sku":7}', { "idempotency-key": "s-2" });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: { code: "VERQ_INVALID_BODY", message: 'a shipment is {"sku": "..."}' } });
+    expect(await new ReceiptBook(store).counts()).toEqual({ requests: 0, effects: 0 });
+    // The key was not used up: a good body under it is applied.
+    expect((await post('{"sku":"B-2"}', { "idempotency-key": "s-2" })).status).toBe(200);
+    expect(await shipments()).toEqual([{ key: "s-2", sku: "B-2" }]);
+  });
+
+  it("an effect that throws anything else is a 500 VERQ_UNEXPECTED; its writes roll back and the key can be sent again", async () => {
+    failNext = true;
+    const failed = await post('{"sku":"C-3"}', { "idempotency-key": "s-3" });
+    expect(failed.status).toBe(500);
+    expect(await failed.json()).toEqual({ error: { code: "VERQ_UNEXPECTED" } });
+    expect(await shipments()).toEqual([]);
+    expect(await new ReceiptBook(store).counts()).toEqual({ requests: 0, effects: 0 });
+    failNext = false;
+    const retried = await post('{"sku":"C-3"}', { "idempotency-key": "s-3" });
+    expect([retried.status, retried.headers.get("idempotent-replayed")]).toEqual([200, "false"]);
+    expect(await shipments()).toEqual([{ key: "s-3", sku: "C-3" }]);
   });
 });

@@ -1,6 +1,6 @@
 import { JobQueue, openStore } from "@verq/store";
+import { runVerq, startReceiver, tempDir, type RunningReceiver } from "@verq/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { runVerq, startReceiver, tempDir, type RunningReceiver } from "../support/verq-process.ts";
 
 /**
  * SPEC J8 with real processes: the receiver in its own process; worker A sends a real HTTP

@@ -1,9 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isVerqError } from "@verq/core";
+import { TestCore } from "@verq/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpCoreClient } from "../../src/relay/http-core-client.ts";
-import { TestCore } from "../../src/relay/test-core.ts";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

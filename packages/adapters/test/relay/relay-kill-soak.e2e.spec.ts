@@ -1,7 +1,7 @@
 import type { LedgerEntry } from "@verq/core";
 import { expect, it } from "vitest";
 import { auditRelaySoak, RELAY_FAILPOINTS, relaySoakPassed, runRelayKillSoak } from "../../../../stress/relay-kill-soak.ts";
-import { TestBank } from "../../src/relay/test-bank.ts";
+import { TestBank } from "@verq/testing";
 
 it("G1/G3/G5/G6/G8/G9 relay kill soak: a relay process killed at each failpoint and at random under a resending channel; after the sweep, resolve and reprocess every GUID is DONE and the core processed each once", async () => {
   const report = await runRelayKillSoak({ guids: 120, kills: 4, concurrency: 8, recoverAfterMs: 3_000 });

@@ -1,9 +1,7 @@
 import { GuidLedger, openStore } from "@verq/store";
 import { afterEach, describe, expect, it } from "vitest";
-import { TestCore } from "../../src/relay/test-core.ts";
-import { runVerq, tempDir } from "../support/verq-process.ts";
+import { runVerq, startRelayProcess, tempDir, TestCore, type RelayProcess } from "@verq/testing";
 import { eventually, sendTo } from "./support/relay-harness.ts";
-import { startRelayProcess, type RelayProcess } from "./support/relay-process.ts";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileLedger, openStore, type VerqStore } from "@verq/store";
+import { COURSE_FIXTURE, type FixtureFile } from "@verq/testing";
 import { runCli } from "../../../src/cli/main.ts";
-import { COURSE_FIXTURE, type FixtureFile } from "../../../src/files/course-fixture.ts";
 import { initQueue, type QueueDirs } from "../../../src/files/queue-dirs.ts";
 
 /** A fresh queue under the OS temp dir with a SQLite path beside it; `remove()` deletes both. */

@@ -9,9 +9,7 @@
  * "through the relay" it sends new GUIDs, one at a time (latency) and `concurrency` at a time
  * (requests per second), then resends every GUID once (answered from the ledger).
  */
-import { TestCore } from "../../../src/relay/test-core.ts";
-import { tempDir } from "../../support/verq-process.ts";
-import { startRelayProcess } from "./relay-process.ts";
+import { startRelayProcess, tempDir, TestCore } from "@verq/testing";
 
 const total = Number(process.argv[2] ?? 2_000);
 const concurrency = Number(process.argv[3] ?? 16);

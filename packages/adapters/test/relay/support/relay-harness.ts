@@ -1,11 +1,10 @@
 import { ManualClock, type GuidDecider, type LedgerEntry } from "@verq/core";
 import { GuidLedger, openStore, type VerqStore } from "@verq/store";
+import { tempDir, TestCore } from "@verq/testing";
 import type { FastifyInstance } from "fastify";
 import { createHttpCoreClient } from "../../../src/relay/http-core-client.ts";
 import { createRelayServer } from "../../../src/relay/relay-server.ts";
 import { RelayService } from "../../../src/relay/relay-service.ts";
-import { TestCore } from "../../../src/relay/test-core.ts";
-import { tempDir } from "../../support/verq-process.ts";
 
 /** A channel's view of one answer. */
 export interface ChannelAnswer {

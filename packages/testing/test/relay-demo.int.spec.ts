@@ -1,7 +1,7 @@
 import { openStore } from "@verq/store";
 import { describe, expect, it } from "vitest";
-import { runRelayDemo } from "../../src/demo/relay-demo.ts";
-import { tempDir } from "../support/verq-process.ts";
+import { runRelayDemo } from "../src/demo/relay-demo.ts";
+import { tempDir } from "../src/process/verq-process.ts";
 
 describe("relay demo", () => {
   it("tells the G1-G9 story over real HTTP: the resend stopped, an UNKNOWN resolved, a FAILED reprocessed, no GUID debited twice", async () => {

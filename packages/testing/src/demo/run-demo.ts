@@ -1,13 +1,12 @@
 import { mkdirSync, rmSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
 import { openStore } from "@verq/store";
 import { runFilesDemo } from "./files-demo.ts";
 import { runJobsDemo } from "./jobs-demo.ts";
 import { runRelayDemo } from "./relay-demo.ts";
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
-const dir = join(repoRoot, ".verq");
+// `pnpm demo` from the repository root: the file lands in ./.verq/ of the working directory.
+const dir = resolve(".verq");
 mkdirSync(dir, { recursive: true });
 const path = join(dir, "demo.sqlite");
 for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(path + suffix, { force: true });

@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { spawnVerq } from "../../support/verq-process.ts";
+import { spawnVerq } from "./verq-process.ts";
 
 /** A running `verq relay serve` child process. */
 export interface RelayProcess {

@@ -3,11 +3,7 @@ import { join } from "node:path";
 import { isVerqError } from "@verq/core";
 import { FileLedger, type VerqStore } from "@verq/store";
 import { COURSE_FIXTURE, writeFixture } from "../files/course-fixture.ts";
-import { listErrors } from "../files/error-list.ts";
-import { FileConsumer, type ConsumeTotals } from "../files/file-consumer.ts";
-import { initQueue } from "../files/queue-dirs.ts";
-import { formatLag, measureLag } from "../files/queue-lag.ts";
-import { replayFile } from "../files/replay-file.ts";
+import { FileConsumer, formatLag, initQueue, listErrors, measureLag, replayFile, type ConsumeTotals } from "@verq/adapters";
 
 const describe = (t: ConsumeTotals) => `done=${t.done} error=${t.error} duplicates=${t.duplicates}`;
 

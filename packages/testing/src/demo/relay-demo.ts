@@ -1,8 +1,6 @@
 import { ManualClock } from "@verq/core";
 import { GuidLedger, type VerqStore } from "@verq/store";
-import { createHttpCoreClient } from "../relay/http-core-client.ts";
-import { createRelayServer } from "../relay/relay-server.ts";
-import { RelayService } from "../relay/relay-service.ts";
+import { createHttpCoreClient, createRelayServer, RelayService } from "@verq/adapters";
 import { TestCore } from "../relay/test-core.ts";
 
 const CORE_TIMEOUT_MS = 1_000;

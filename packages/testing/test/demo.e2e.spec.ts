@@ -4,7 +4,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openStore } from "@verq/store";
 import { describe, expect, it } from "vitest";
-import { runJobsDemo } from "../src/index.ts";
+import { runJobsDemo } from "../src/demo/jobs-demo.ts";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -30,7 +30,7 @@ describe("demo", () => {
   });
 
   it("runs as the README's first command does, on a fresh SQLite file", () => {
-    const result = spawnSync(process.execPath, ["--import", "tsx", "packages/adapters/src/demo/run-demo.ts"], {
+    const result = spawnSync(process.execPath, ["--import", "tsx", "packages/testing/src/demo/run-demo.ts"], {
       cwd: repoRoot,
       encoding: "utf8",
       timeout: 60_000,

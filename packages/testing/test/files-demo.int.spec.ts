@@ -1,18 +1,18 @@
 import { join } from "node:path";
 import { openStore } from "@verq/store";
 import { afterEach, expect, it } from "vitest";
-import { runFilesDemo } from "../../src/demo/files-demo.ts";
-import { makeQueue, type TestQueue } from "./helpers/queue-fixture.ts";
+import { runFilesDemo } from "../src/demo/files-demo.ts";
+import { tempDir } from "../src/process/verq-process.ts";
 
-let q: TestQueue | undefined;
-afterEach(() => q?.remove());
+let dir: ReturnType<typeof tempDir> | undefined;
+afterEach(() => dir?.remove());
 
 it("F4-F9: the file-queue demo tells the course's story on a real folder and SQLite file", async () => {
-  q = makeQueue("demo");
-  const store = await openStore({ path: q.db });
+  dir = tempDir("verq-files-demo-");
+  const store = await openStore({ path: join(dir.path, "ledger.sqlite") });
   const lines: string[] = [];
   try {
-    await runFilesDemo(store, join(q.dir, "demo-queue"), (l) => lines.push(l));
+    await runFilesDemo(store, join(dir.path, "demo-queue"), (l) => lines.push(l));
   } finally {
     await store.close();
   }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TestCore } from "../../src/relay/test-core.ts";
+import { TestCore } from "../src/relay/test-core.ts";
 
 let core: TestCore;
 beforeEach(async () => {

@@ -1,0 +1,57 @@
+import type { FastifyPluginCallback } from "fastify";
+import { edgeErrorHandler } from "../http/edge-errors.ts";
+import { RelayService, type RelayServiceOptions } from "./relay-service.ts";
+
+/**
+ * Options of {@link relayPlugin}: either the relay's own settings (`ledger`, `core`,
+ * `maxAttempts`), or a {@link RelayService} built beforehand (`relay`) — the same instance
+ * that runs the service's resolve and reprocess operations. Fastify's `prefix` applies as for
+ * any plugin.
+ */
+export type RelayPluginOptions = (RelayServiceOptions | { readonly relay: RelayService }) & {
+  /** Largest accepted request body in bytes: 64 KiB. A larger one gets 413 and is not recorded. */
+  readonly bodyLimit?: number;
+};
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * The relay's channel edge as an encapsulated Fastify plugin (DESIGN "Relay"), registered in
+ * the service's own app: `app.register(relayPlugin, { prefix: "/relay", ledger, core })` mounts
+ * `POST {prefix}/transfer`. The channel sends JSON `{"guid": "...", ...}`; the answer is HTTP
+ * 200 with the core's answer (byte for byte, also for every resend of a DONE GUID) or
+ * `{"guid","code"}` with `E901`, `E902` or `E903`, and the headers `Verq-Ledger-State` and
+ * `Idempotent-Replayed`. Refused before the ledger, with a stable code and nothing recorded:
+ * 400 `VERQ_INVALID_JSON`, `VERQ_INVALID_BODY`, `VERQ_MISSING_GUID`, `VERQ_INVALID_GUID`;
+ * 413 `VERQ_BODY_TOO_LARGE`. The same GUID with another payload: 422 (`E422`). A store
+ * failure: 500 `VERQ_UNEXPECTED`.
+ *
+ * Its raw-body parser (the exact bytes are stored and forwarded, whatever the content type) and
+ * its error handler stay inside the plugin's scope: the host's other routes keep their own
+ * parsing and error handling.
+ *
+ * @example
+ * const app = Fastify();
+ * await app.register(relayPlugin, { prefix: "/relay", ledger: new GuidLedger(store), core: createHttpCoreClient({ url }) });
+ */
+export const relayPlugin: FastifyPluginCallback<RelayPluginOptions> = (app, options, done) => {
+  const relay = "relay" in options ? options.relay : new RelayService(options);
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, next) => next(null, body));
+  app.setErrorHandler(edgeErrorHandler);
+
+  app.post("/transfer", { bodyLimit: options.bodyLimit ?? 65_536 }, async (request, reply) => {
+    const raw = request.body;
+    let text: string;
+    try {
+      text = Buffer.isBuffer(raw) ? utf8.decode(raw) : "";
+    } catch {
+      text = ""; // not UTF-8: refused below as invalid JSON
+    }
+    const answer = await relay.transfer(text);
+    void reply.code(answer.status).header("content-type", "application/json");
+    if (answer.state !== null) void reply.header("verq-ledger-state", answer.state).header("idempotent-replayed", String(answer.replayed));
+    return reply.send(answer.body);
+  });
+  done();
+};
