@@ -13,7 +13,7 @@ import type { ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { JobQueue, openStore, type StoredEvent } from "@verq/store";
-import { spawnVerq, startReceiver, tempDir } from "../packages/adapters/test/support/verq-process.ts";
+import { spawnVerq, startReceiver, tempDir } from "@verq/testing";
 
 export interface JobsKillSoakOptions {
   readonly jobs: number;

@@ -10,8 +10,7 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FileLedger, openStore } from "@verq/store";
-import { FileConsumer } from "../../../packages/adapters/src/files/file-consumer.ts";
-import { initQueue, type QueueDirs } from "../../../packages/adapters/src/files/queue-dirs.ts";
+import { FileConsumer, initQueue, type QueueDirs } from "@verq/adapters";
 import { perSecond, since, type BenchSize, type Scenario } from "../scenario.ts";
 
 const GROUP = "5. file consumer";
