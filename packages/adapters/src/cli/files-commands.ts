@@ -1,6 +1,4 @@
-import { existsSync } from "node:fs";
-import { MessageError, VerqError } from "@verq/core";
-import { FileLedger, openStore, type VerqStore } from "@verq/store";
+import { FileLedger } from "@verq/store";
 import type { Command } from "commander";
 import { csvLine } from "../files/csv.ts";
 import { listErrors } from "../files/error-list.ts";
@@ -11,39 +9,13 @@ import { formatLag, measureLag } from "../files/queue-lag.ts";
 import { DEFAULT_MAX_BYTES } from "../files/read-claimed-file.ts";
 import { replayFile } from "../files/replay-file.ts";
 import { inferSchema } from "../files/schema-inference.ts";
-import { parseDuration } from "./durations.ts";
+import { dbOption, jsonOption, onStopSignal, parseDuration, parseWholeNumber, runCommand, withStore, type DbOptions, type JsonOptions } from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
-import { emit, reportError, type CliContext } from "./output.ts";
+import { emit, type CliContext } from "./output.ts";
 
-interface JsonOption {
-  readonly json?: boolean;
-}
-
-/** Runs `work` and sets the exit code it returns (0 when none), or reports its error with the error's exit code. */
-async function run(context: CliContext, options: JsonOption, work: () => Promise<number | void>): Promise<void> {
-  try {
-    context.setExitCode((await work()) ?? EXIT.ok);
-  } catch (error) {
-    context.setExitCode(reportError(context.io, options.json === true, error));
-  }
-}
-
-/** Opens the store at `db` for `work` and closes it after. Read-only commands never create a database. */
-async function withLedger<T>(db: string, mustExist: boolean, work: (ledger: FileLedger) => Promise<T>): Promise<T> {
-  if (mustExist && db !== ":memory:" && !existsSync(db)) throw new MessageError("VERQ_FILE_NOT_FOUND", `no database at ${db}`);
-  let store: VerqStore | undefined;
-  try {
-    store = await openStore({ path: db });
-    return await work(new FileLedger(store));
-  } finally {
-    await store?.close();
-  }
-}
-
-function parseCount(text: string, what: string): number {
-  if (!/^\d{1,12}$/.test(text)) throw new VerqError("VERQ_INVALID_ARGUMENT", `${what} must be a whole number, 0 or more`);
-  return Number(text);
-}
+/** Opens the store at `db` with a ledger on it for `work`, and closes it after. Read-only commands (`mustExist`) never create a database. */
+const withLedger = <T>(db: string, mustExist: boolean, work: (ledger: FileLedger) => Promise<T>): Promise<T> =>
+  withStore(db, (store) => work(new FileLedger(store)), { mustExist });
 
 const profileFrom = (path: string | undefined): FileQueueProfile => (path === undefined ? DEFAULT_PROFILE : loadProfile(path));
 
@@ -64,12 +36,11 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
     .command("init")
     .description("create ROOT/inbox, processing, done and error (on one filesystem)")
     .argument("<root>", "the queue's folder")
-    .option("--json", "print JSON")
-    .action((root: string, o: JsonOption) =>
-      run(context, o, () => {
+    .addOption(jsonOption())
+    .action((root: string, o: JsonOptions) =>
+      runCommand(context, o, () => {
         const dirs = initQueue(root);
         emit(io, o.json === true, dirs, () => `initialised ${dirs.root}: inbox/ processing/ done/ error/`);
-        return Promise.resolve();
       }),
     );
 
@@ -77,17 +48,17 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
     .command("consume")
     .description("recover processing/, then claim and process every .json in the inbox; prints the done, error and duplicate counts")
     .argument("<root>", "the queue's folder")
-    .requiredOption("--db <file>", "SQLite file (created if missing)")
+    .addOption(dbOption("SQLite file (created if missing)"))
     .option("--watch", "keep polling the inbox until SIGINT or SIGTERM")
     .option("--poll <duration>", "pause between polls of an empty inbox with --watch", "500ms")
     .option("--profile <file>", "JSON profile: fields, types, required, roles (default: msg_id, order_no, seq, amount)")
     .option("--max-bytes <n>", "files larger than this go to error/ as too-large", String(DEFAULT_MAX_BYTES))
     .option("--recover-after <duration>", "also take over files in processing/ this old whatever their owner (e.g. a consumer on another host)")
-    .option("--json", "print JSON")
-    .action((root: string, o: JsonOption & { db: string; watch?: boolean; poll: string; profile?: string; maxBytes: string; recoverAfter?: string }) =>
-      run(context, o, async () => {
+    .addOption(jsonOption())
+    .action((root: string, o: DbOptions & { watch?: boolean; poll: string; profile?: string; maxBytes: string; recoverAfter?: string }) =>
+      runCommand(context, o, () => {
         const profile = profileFrom(o.profile);
-        const maxBytes = parseCount(o.maxBytes, "--max-bytes");
+        const maxBytes = parseWholeNumber(o.maxBytes, "--max-bytes");
         const pollMs = parseDuration(o.poll, "--poll");
         const recoverAfterMs = o.recoverAfter === undefined ? undefined : parseDuration(o.recoverAfter, "--recover-after");
         const json = o.json === true;
@@ -96,15 +67,12 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
           let totals: ConsumeTotals;
           if (o.watch === true) {
             const abort = new AbortController();
-            const stop = () => abort.abort();
-            process.once("SIGINT", stop);
-            process.once("SIGTERM", stop);
+            const off = onStopSignal(() => abort.abort());
             emit(io, json, { watching: consumer.dirs.root, pollMs }, () => `watching ${consumer.dirs.root} (poll ${o.poll}); stop with SIGINT or SIGTERM`);
             try {
               totals = await consumer.watch(abort.signal, pollMs, (t) => emit(io, json, t, () => describeTotals(t)));
             } finally {
-              process.off("SIGINT", stop);
-              process.off("SIGTERM", stop);
+              off();
             }
           } else {
             totals = await consumer.drain();
@@ -120,10 +88,10 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
     .command("errors")
     .description("the files in error/ as CSV file,reason (reason: parse, too-large, missing-field, invalid-field, handler)")
     .argument("<root>", "the queue's folder")
-    .requiredOption("--db <file>", "SQLite file")
-    .option("--json", "print JSON: file, reason, detail")
-    .action((root: string, o: JsonOption & { db: string }) =>
-      run(context, o, () =>
+    .addOption(dbOption())
+    .addOption(jsonOption("print JSON: file, reason, detail"))
+    .action((root: string, o: DbOptions) =>
+      runCommand(context, o, () =>
         withLedger(o.db, true, async (ledger) => {
           const entries = await listErrors(root, ledger);
           emit(io, o.json === true, entries, () => [csvLine("file", "reason"), ...entries.map((e) => csvLine(e.file, e.reason))].join("\n"));
@@ -134,10 +102,10 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
   files
     .command("dups")
     .description("the msg_ids stopped as duplicates, ascending, one a line")
-    .requiredOption("--db <file>", "SQLite file")
-    .option("--json", "print JSON: key and file of each duplicate")
-    .action((o: JsonOption & { db: string }) =>
-      run(context, o, () =>
+    .addOption(dbOption())
+    .addOption(jsonOption("print JSON: key and file of each duplicate"))
+    .action((o: DbOptions) =>
+      runCommand(context, o, () =>
         withLedger(o.db, true, async (ledger) => {
           if (o.json === true) emit(io, true, await ledger.duplicates(), () => "");
           else {
@@ -151,22 +119,23 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
   files
     .command("order-check")
     .description("OK when no order_no has a duplicated or missing seq; else one line per problem: order_no,kind,seq (exit 1)")
-    .requiredOption("--db <file>", "SQLite file")
+    .addOption(dbOption())
     .option("--profile <file>", "profile whose sequenceStart is the first seq of every order (default 1)")
     .option("--limit <n>", "print at most this many problems", "10000")
-    .option("--json", "print JSON")
-    .action((o: JsonOption & { db: string; profile?: string; limit: string }) =>
-      run(context, o, () =>
-        withLedger(o.db, true, async (ledger) => {
-          const limit = Math.max(1, parseCount(o.limit, "--limit"));
-          const check = await ledger.checkOrder({ start: profileFrom(o.profile).sequenceStart, limit });
+    .addOption(jsonOption())
+    .action((o: DbOptions & { profile?: string; limit: string }) =>
+      runCommand(context, o, () => {
+        const limit = Math.max(1, parseWholeNumber(o.limit, "--limit"));
+        const start = profileFrom(o.profile).sequenceStart;
+        return withLedger(o.db, true, async (ledger) => {
+          const check = await ledger.checkOrder({ start, limit });
           emit(io, o.json === true, check, () =>
             check.problems.length === 0 ? "OK" : check.problems.map((p) => csvLine(p.group, p.kind, p.sequence)).join("\n"),
           );
           if (check.truncated && o.json !== true) io.err(`verq: more than ${limit} problems; only the first ${limit} are shown`);
           return check.problems.length === 0 ? EXIT.ok : EXIT.failed;
-        }),
-      ),
+        });
+      }),
     );
 
   files
@@ -174,13 +143,13 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
     .description("prints inbox=<n> processing=<n> error=<n>; exits 1 when the inbox holds more than THRESHOLD files")
     .argument("<root>", "the queue's folder")
     .argument("<threshold>", "the most files the inbox may hold without alarm")
-    .option("--json", "print JSON")
-    .action((root: string, thresholdText: string, o: JsonOption) =>
-      run(context, o, () => {
-        const threshold = parseCount(thresholdText, "THRESHOLD");
+    .addOption(jsonOption())
+    .action((root: string, thresholdText: string, o: JsonOptions) =>
+      runCommand(context, o, () => {
+        const threshold = parseWholeNumber(thresholdText, "THRESHOLD");
         const lag = measureLag(root);
         emit(io, o.json === true, { ...lag, threshold, over: lag.inbox > threshold }, () => formatLag(lag));
-        return Promise.resolve(lag.inbox > threshold ? EXIT.failed : EXIT.ok);
+        return lag.inbox > threshold ? EXIT.failed : EXIT.ok;
       }),
     );
 
@@ -190,9 +159,9 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
     .argument("<root>", "the queue's folder")
     .argument("<file>", "a file name in error/ (as listed by files errors)")
     .option("--db <file>", "also record the replay in this SQLite file (else the consumer records it when it claims the file)")
-    .option("--json", "print JSON")
-    .action((root: string, file: string, o: JsonOption & { db?: string }) =>
-      run(context, o, async () => {
+    .addOption(jsonOption())
+    .action((root: string, file: string, o: JsonOptions & { db?: string }) =>
+      runCommand(context, o, async () => {
         replayFile(root, file);
         const recorded = o.db === undefined ? false : (await withLedger(o.db, true, (ledger) => ledger.replay(file))) !== null;
         emit(io, o.json === true, { file, replayed: true, recorded }, () => `replayed ${file}: error/ -> inbox/`);
@@ -204,13 +173,12 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
     .description("field,type,role inferred from the valid messages in inbox/ and done/ (roles: idempotency-key, sequence)")
     .argument("<root>", "the queue's folder")
     .option("--profile <file>", "JSON profile (default: msg_id, order_no, seq, amount)")
-    .option("--json", "print JSON")
-    .action((root: string, o: JsonOption & { profile?: string }) =>
-      run(context, o, () => {
+    .addOption(jsonOption())
+    .action((root: string, o: JsonOptions & { profile?: string }) =>
+      runCommand(context, o, () => {
         const schema = inferSchema(root, profileFrom(o.profile));
         emit(io, o.json === true, schema, () => [csvLine("field", "type", "role"), ...schema.fields.map((f) => csvLine(f.field, f.type, f.role))].join("\n"));
         if (schema.messages === 0 && o.json !== true) io.err("verq: no valid message in inbox/ or done/ to infer fields from");
-        return Promise.resolve();
       }),
     );
 }

@@ -34,6 +34,8 @@ const CODE_EXITS: Record<string, ExitCode> = {
   VERQ_INVALID_LEASE: EXIT.usage,
   VERQ_INVALID_NOTE: EXIT.usage,
   VERQ_INVALID_DEADLINE: EXIT.usage,
+  VERQ_BAD_ACK: EXIT.failed,
+  VERQ_STORE_BUSY: EXIT.failed,
 };
 
 /**

@@ -1,21 +1,27 @@
 import { VerqError, isValidGuid, type LedgerEntry } from "@verq/core";
-import { GuidLedger, openStore, type StoredEvent, type VerqStore } from "@verq/store";
+import { GuidLedger, type StoredEvent, type VerqStore } from "@verq/store";
 import type { Command } from "commander";
 import { createHttpCoreClient } from "../relay/http-core-client.ts";
 import { createRelayServer } from "../relay/relay-server.ts";
 import { RelayService } from "../relay/relay-service.ts";
 import type { CoreClient } from "../relay/core-client.ts";
 import { clockFromEnv } from "./clock-from-env.ts";
-import { parseDuration } from "./durations.ts";
+import {
+  dbOption,
+  describeEvent,
+  iso,
+  jsonOption,
+  parseDuration,
+  parseWholeNumber,
+  runCommand,
+  untilStopSignal,
+  withStore,
+  type DbOptions,
+} from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
 import { emit, reportError, type CliContext } from "./output.ts";
 
-interface DbOption {
-  readonly db: string;
-  readonly json?: boolean;
-}
-
-interface CoreOptions extends DbOption {
+interface CoreOptions extends DbOptions {
   readonly core: string;
   readonly coreTimeout: string;
 }
@@ -26,46 +32,33 @@ const NO_CORE: CoreClient = {
   inquire: () => Promise.reject(new Error("this command does not call the core")),
 };
 
-/** Opens the store and a relay on it, runs `work`, closes the store, and reports errors with their exit codes. */
-async function withRelay(
-  context: CliContext,
-  options: DbOption & { core?: string; coreTimeout?: string },
-  work: (relay: RelayService, store: VerqStore) => Promise<number | void>,
-): Promise<void> {
-  let store: VerqStore | undefined;
-  try {
-    const core =
-      options.core === undefined
-        ? NO_CORE
-        : createHttpCoreClient({ url: options.core, timeoutMs: parseDuration(options.coreTimeout ?? "10s", "--core-timeout") });
-    store = await openStore({ path: options.db });
-    const relay = new RelayService({ ledger: new GuidLedger(store, { clock: clockFromEnv() }), core });
-    context.setExitCode((await work(relay, store)) ?? EXIT.ok);
-  } catch (error) {
-    context.setExitCode(reportError(context.io, options.json === true, error));
-  } finally {
-    await store?.close();
-  }
-}
+/** Opens the store and a relay on it (with the clock of `VERQ_NOW_MS`) calling `core`, runs `work`, closes the store. */
+const withRelay = <T>(db: string, core: CoreClient, work: (relay: RelayService, store: VerqStore) => Promise<T>): Promise<T> =>
+  withStore(db, (store) => work(new RelayService({ ledger: new GuidLedger(store, { clock: clockFromEnv() }), core }), store));
 
-function parseWholeNumber(text: string, what: string, min = 0): number {
-  if (!/^\d{1,9}$/.test(text) || Number(text) < min) throw new VerqError("VERQ_INVALID_ARGUMENT", `${what} must be a whole number of at least ${min}`);
-  return Number(text);
-}
+/** The core client of `--core` and `--core-timeout`; throws `VERQ_INVALID_ARGUMENT` for a bad URL or duration. */
+const coreFrom = (o: CoreOptions): CoreClient =>
+  createHttpCoreClient({ url: o.core, timeoutMs: parseDuration(o.coreTimeout, "--core-timeout", { min: 1, max: 86_400_000 }) });
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const list = (guids: readonly string[]) => (guids.length === 0 ? "" : ` (${guids.slice(0, 20).join(", ")}${guids.length > 20 ? ", …" : ""})`);
 
 function describeEntry(entry: LedgerEntry): string {
   return `${entry.guid} ${entry.state} code=${entry.code} attempts=${entry.attempts} updated=${iso(entry.updatedAt)}`;
 }
 
-function describeEvent(event: StoredEvent): string {
-  const details = Object.entries(event.data as Record<string, unknown>)
-    .filter(([k]) => k !== "at" && k !== "request" && k !== "response" && k !== "fingerprint" && k !== "guid")
-    .map(([k, v]) => `${k}=${String(v)}`)
-    .join(" ");
-  return `  v${event.version} ${iso(event.at)} ${event.type}${details === "" ? "" : ` ${details}`}`;
+const LEDGER_DB = "SQLite file of the ledger";
+
+/** Event fields a relay timeline never prints: the GUID (shown above it) and message contents. */
+const HIDDEN_FIELDS = ["request", "response", "fingerprint", "guid"] as const;
+
+/** The options of the commands that call the core over a ledger: resolve and reprocess. */
+function withCoreOptions(command: Command, what: { timeoutOf: string; limitOf: string }): Command {
+  return command
+    .addOption(dbOption(LEDGER_DB))
+    .requiredOption("--core <url>", "the core's base URL")
+    .option("--core-timeout <duration>", `timeout of ${what.timeoutOf}`, "10s")
+    .option("--limit <n>", `look at most at this many ${what.limitOf}, oldest first`, "1000")
+    .addOption(jsonOption());
 }
 
 /**
@@ -74,16 +67,6 @@ function describeEvent(event: StoredEvent): string {
  * not end DONE); 2 usage; 3 refused by a rule (purge whose retention is not longer than the
  * resend window); 4 unknown GUID.
  */
-/** The options of the commands that call the core over a ledger: resolve and reprocess. */
-function withCoreOptions(command: Command, what: { timeoutOf: string; limitOf: string }): Command {
-  return command
-    .requiredOption("--db <file>", "SQLite file of the ledger")
-    .requiredOption("--core <url>", "the core's base URL")
-    .option("--core-timeout <duration>", `timeout of ${what.timeoutOf}`, "10s")
-    .option("--limit <n>", `look at most at this many ${what.limitOf}, oldest first`, "1000")
-    .option("--json", "print JSON");
-}
-
 export function registerRelayCommands(program: Command, context: CliContext): void {
   const { io } = context;
   const relay = program.command("relay").description("the GUID relay: an idempotency ledger in front of a core that is not idempotent");
@@ -91,31 +74,27 @@ export function registerRelayCommands(program: Command, context: CliContext): vo
   relay
     .command("serve")
     .description("serve POST /transfer until SIGINT or SIGTERM; sweeps entries left in flight by a relay that died")
-    .requiredOption("--db <file>", "SQLite file of the ledger")
+    .addOption(dbOption(LEDGER_DB))
     .requiredOption("--core <url>", "the core's base URL (POST /transfer, GET /transfer/{guid})")
     .requiredOption("--port <n>", "TCP port (0 picks a free one)")
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option("--core-timeout <duration>", "how long to wait for the core's answer before UNKNOWN (E901)", "10s")
     .option("--recover-after <duration>", "sweep RECEIVED → FAILED and SENT → UNKNOWN once this old (longer than --core-timeout)", "1m")
     .option("--max-attempts <n>", "how many times a GUID may be sent in all, channel resends of a FAILED entry included", "5")
-    .option("--json", "print JSON lines")
-    .action(async (o: CoreOptions & { port: string; host: string; recoverAfter: string; maxAttempts: string }) => {
+    .addOption(jsonOption("print JSON lines"))
+    .action((o: CoreOptions & { port: string; host: string; recoverAfter: string; maxAttempts: string }) =>
+    runCommand(context, o, () => {
       const json = o.json === true;
-      let store: VerqStore | undefined;
-      try {
-        const port = parseWholeNumber(o.port, "--port");
-        const timeoutMs = parseDuration(o.coreTimeout, "--core-timeout");
-        const recoverAfterMs = parseDuration(o.recoverAfter, "--recover-after");
-        if (recoverAfterMs <= timeoutMs) {
-          throw new VerqError("VERQ_INVALID_ARGUMENT", "--recover-after must be longer than --core-timeout, or a live request could be swept");
-        }
-        const core = createHttpCoreClient({ url: o.core, timeoutMs });
-        store = await openStore({ path: o.db });
-        const service = new RelayService({
-          ledger: new GuidLedger(store, { clock: clockFromEnv() }),
-          core,
-          maxAttempts: parseWholeNumber(o.maxAttempts, "--max-attempts", 1),
-        });
+      const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
+      const timeoutMs = parseDuration(o.coreTimeout, "--core-timeout", { min: 1, max: 86_400_000 });
+      const recoverAfterMs = parseDuration(o.recoverAfter, "--recover-after");
+      if (recoverAfterMs <= timeoutMs) {
+        throw new VerqError("VERQ_INVALID_ARGUMENT", "--recover-after must be longer than --core-timeout, or a live request could be swept");
+      }
+      const maxAttempts = parseWholeNumber(o.maxAttempts, "--max-attempts", { min: 1 });
+      const core = createHttpCoreClient({ url: o.core, timeoutMs });
+      return withStore(o.db, async (store) => {
+        const service = new RelayService({ ledger: new GuidLedger(store, { clock: clockFromEnv() }), core, maxAttempts });
         const sweep = async () => {
           const swept = await service.recover(recoverAfterMs);
           if (swept.failed.length + swept.unknown.length > 0) {
@@ -130,19 +109,12 @@ export function registerRelayCommands(program: Command, context: CliContext): vo
           sweep().catch((error: unknown) => reportError(io, json, error));
         }, Math.max(1_000, Math.floor(recoverAfterMs / 2)));
         timer.unref();
-        await new Promise<void>((resolve) => {
-          process.once("SIGINT", resolve);
-          process.once("SIGTERM", resolve);
-        });
+        await untilStopSignal();
         clearInterval(timer);
         await app.close();
-        context.setExitCode(EXIT.ok);
-      } catch (error) {
-        context.setExitCode(reportError(io, json, error));
-      } finally {
-        await store?.close();
-      }
-    });
+      });
+    }),
+  );
 
   withCoreOptions(
     relay
@@ -150,10 +122,12 @@ export function registerRelayCommands(program: Command, context: CliContext): vo
       .description("settle UNKNOWN entries older than --min-age by the core's inquiry: found → DONE, not found → FAILED")
       .requiredOption("--min-age <duration>", "the core's longest processing time; younger entries are not asked about"),
     { timeoutOf: "each inquiry", limitOf: "UNKNOWN entries" },
-  )
-    .action((o: CoreOptions & { minAge: string; limit: string }) =>
-      withRelay(context, o, async (service) => {
-        const report = await service.resolve({ minAgeMs: parseDuration(o.minAge, "--min-age"), limit: parseWholeNumber(o.limit, "--limit", 1) });
+  ).action((o: CoreOptions & { minAge: string; limit: string }) =>
+    runCommand(context, o, () => {
+      const minAgeMs = parseDuration(o.minAge, "--min-age");
+      const limit = parseWholeNumber(o.limit, "--limit", { min: 1 });
+      return withRelay(o.db, coreFrom(o), async (service) => {
+        const report = await service.resolve({ minAgeMs, limit });
         emit(io, o.json === true, report, () =>
           [
             `resolved: DONE ${report.done.length}${list(report.done)}, FAILED ${report.failed.length}${list(report.failed)}`,
@@ -162,8 +136,9 @@ export function registerRelayCommands(program: Command, context: CliContext): vo
           ].join("\n"),
         );
         return report.errors.length > 0 ? EXIT.failed : EXIT.ok;
-      }),
-    );
+      });
+    }),
+  );
 
   withCoreOptions(
     relay
@@ -171,13 +146,12 @@ export function registerRelayCommands(program: Command, context: CliContext): vo
       .description("send FAILED entries again with the same GUID and the stored request, up to --max-attempts; never UNKNOWN")
       .requiredOption("--max-attempts <n>", "attempt cap per GUID, first send included"),
     { timeoutOf: "each call", limitOf: "entries" },
-  )
-    .action((o: CoreOptions & { maxAttempts: string; limit: string }) =>
-      withRelay(context, o, async (service) => {
-        const report = await service.reprocess({
-          maxAttempts: parseWholeNumber(o.maxAttempts, "--max-attempts", 1),
-          limit: parseWholeNumber(o.limit, "--limit", 1),
-        });
+  ).action((o: CoreOptions & { maxAttempts: string; limit: string }) =>
+    runCommand(context, o, () => {
+      const maxAttempts = parseWholeNumber(o.maxAttempts, "--max-attempts", { min: 1 });
+      const limit = parseWholeNumber(o.limit, "--limit", { min: 1 });
+      return withRelay(o.db, coreFrom(o), async (service) => {
+        const report = await service.reprocess({ maxAttempts, limit });
         emit(io, o.json === true, report, () =>
           [
             ...report.items
@@ -187,50 +161,55 @@ export function registerRelayCommands(program: Command, context: CliContext): vo
           ].join("\n"),
         );
         return report.notDone > 0 ? EXIT.failed : EXIT.ok;
-      }),
-    );
+      });
+    }),
+  );
 
   relay
     .command("purge")
     .description("delete DONE entries older than --retention, with their events (audited); never UNKNOWN, FAILED, RECEIVED or SENT")
-    .requiredOption("--db <file>", "SQLite file of the ledger")
+    .addOption(dbOption(LEDGER_DB))
     .requiredOption("--retention <duration>", "keep DONE entries this long; must be longer than --resend-window")
     .requiredOption("--resend-window <duration>", "the channel's longest resend window")
-    .option("--json", "print JSON")
-    .action((o: DbOption & { retention: string; resendWindow: string }) =>
-      withRelay(context, o, async (service) => {
-        const result = await service.purge({
-          retentionMs: parseDuration(o.retention, "--retention"),
-          resendWindowMs: parseDuration(o.resendWindow, "--resend-window"),
-        });
+    .addOption(jsonOption())
+    .action((o: DbOptions & { retention: string; resendWindow: string }) =>
+    runCommand(context, o, () => {
+      const retentionMs = parseDuration(o.retention, "--retention");
+      const resendWindowMs = parseDuration(o.resendWindow, "--resend-window");
+      return withRelay(o.db, NO_CORE, async (service) => {
+        const result = await service.purge({ retentionMs, resendWindowMs });
         const kept = Object.entries(result.kept).filter(([, n]) => n > 0);
         emit(io, o.json === true, result, () =>
           `purged ${result.purged} DONE entries (${result.events} events); kept although older: ${kept.length === 0 ? "none" : kept.map(([s, n]) => `${s}=${n}`).join(" ")}`,
         );
-      }),
-    );
+      });
+    }),
+  );
 
   relay
     .command("show")
     .description("a ledger entry and its timeline")
     .argument("<guid>", "the GUID")
-    .requiredOption("--db <file>", "SQLite file of the ledger")
-    .option("--json", "print JSON: guid, state, code, attempts, updatedAt, …, events")
-    .action((guid: string, o: DbOption) =>
-      withRelay(context, o, async (service) => {
-        if (!isValidGuid(guid)) throw new VerqError("VERQ_INVALID_ARGUMENT", "a GUID is 1 to 128 ASCII letters, digits, . _ : or -, starting with a letter or digit");
+    .addOption(dbOption(LEDGER_DB))
+    .addOption(jsonOption("print JSON: guid, state, code, attempts, updatedAt, …, events"))
+    .action((guid: string, o: DbOptions) =>
+    runCommand(context, o, () => {
+      if (!isValidGuid(guid)) throw new VerqError("VERQ_INVALID_ARGUMENT", "a GUID is 1 to 128 ASCII letters, digits, . _ : or -, starting with a letter or digit");
+      return withRelay(o.db, NO_CORE, async (service) => {
         const { entry, events } = await service.show(guid);
-        emit(io, o.json === true, { ...entry, events }, () => [describeEntry(entry), ...events.map(describeEvent)].join("\n"));
-      }),
-    );
+        emit(io, o.json === true, { ...entry, events }, () => [describeEntry(entry), ...events.map((e: StoredEvent) => describeEvent(e, HIDDEN_FIELDS))].join("\n"));
+      });
+    }),
+  );
 
   relay
     .command("stats")
     .description("entries by state, the oldest UNKNOWN and FAILED, attempts, the last purge")
-    .requiredOption("--db <file>", "SQLite file of the ledger")
-    .option("--json", "print JSON")
-    .action((o: DbOption) =>
-      withRelay(context, o, async (service) => {
+    .addOption(dbOption(LEDGER_DB))
+    .addOption(jsonOption())
+    .action((o: DbOptions) =>
+    runCommand(context, o, () =>
+      withRelay(o.db, NO_CORE, async (service) => {
         const s = await service.stats();
         emit(io, o.json === true, s, () =>
           [
@@ -242,5 +221,6 @@ export function registerRelayCommands(program: Command, context: CliContext): vo
           ].join("\n"),
         );
       }),
-    );
+    ),
+  );
 }

@@ -1,7 +1,7 @@
+import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { parseDuration } from "../../src/cli/durations.ts";
 import { runCli } from "../../src/cli/main.ts";
 import { tempDir } from "../support/verq-process.ts";
 
@@ -10,12 +10,13 @@ let db: string;
 let server: Server;
 let target: string;
 let reply = '{"ok":true}';
+let delayMs = 0;
 
 beforeAll(async () => {
   dir = tempDir("verq-jobs-cli-");
   server = createServer((req, res) => {
     req.resume();
-    req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end(reply));
+    req.on("end", () => setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end(reply), delayMs));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   target = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
@@ -29,6 +30,7 @@ let n = 0;
 beforeEach(() => {
   db = `${dir.path}/q${++n}.sqlite`;
   reply = '{"ok":true}';
+  delayMs = 0;
 });
 
 async function verq(...args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -65,13 +67,14 @@ describe("verq jobs", () => {
     expect(human.out).toContain("job.claimed token=1 owner=w1");
   });
 
-  it("work --once exits 0 when nothing is due and non-zero on a BadAck, leaving the job leased", async () => {
-    expect(json((await verq("jobs", "work", "--db", db, "--target", target, "--once", "--json")).out)).toEqual({ status: "idle" });
+  it("work --once exits 0 when nothing is due and 1 on a BadAck, leaving the job leased", async () => {
+    const idle = await verq("jobs", "work", "--db", db, "--target", target, "--once", "--json");
+    expect([idle.code, json(idle.out)]).toEqual([0, { status: "idle" }]);
     await verq("jobs", "enqueue", "--db", db, "--id", "b", "--payload", "{}");
     reply = '{"ok":"yes"}';
     const bad = await verq("jobs", "work", "--db", db, "--target", target, "--once");
-    expect(bad.code).not.toBe(0);
-    expect(bad.err).toContain("VERQ_BAD_ACK");
+    expect([bad.code, bad.out]).toEqual([1, ""]);
+    expect(bad.err).toContain("verq: VERQ_BAD_ACK:");
     expect(json((await verq("jobs", "show", "b", "--db", db, "--json")).out)).toMatchObject({ state: "leased", token: 1 });
   });
 
@@ -115,15 +118,71 @@ describe("verq jobs", () => {
   });
 });
 
-describe("durations", () => {
-  it.each([
-    ["500ms", 500],
-    ["30s", 30_000],
-    ["10m", 600_000],
-    ["2h", 7_200_000],
-    ["7d", 604_800_000],
-  ])("%s is %i ms", (text, ms) => expect(parseDuration(text)).toBe(ms));
-  it.each(["", "10", "1.5s", "-1s", "10 minutes", "1w"])("%j is refused", (text) => {
-    expect(() => parseDuration(text)).toThrow(expect.objectContaining({ code: "VERQ_INVALID_ARGUMENT" }));
+describe("verq jobs work (a JobWorker: group commit, heartbeats)", () => {
+  it("bad options are usage errors before any claim: exit 2 with a VERQ_ code, the job still pending with attempts 0", async () => {
+    await verq("jobs", "enqueue", "--db", db, "--id", "w", "--payload", '{"quantity":1}');
+    const before = (await verq("jobs", "show", "w", "--db", db, "--json")).out;
+    const work = (...extra: string[]) => ["jobs", "work", "--db", db, "--once", ...extra];
+    const cases: [string[], string][] = [
+      [work("--target", "not a url"), "VERQ_INVALID_ARGUMENT: --target must be an http(s) URL"],
+      [work("--target", "ftp://127.0.0.1/"), "VERQ_INVALID_ARGUMENT: --target must start with http:// or https://"],
+      [work("--target", target, "--lease", "30"), "VERQ_INVALID_ARGUMENT: --lease must look like"],
+      [work("--target", target, "--lease", "2d"), "VERQ_INVALID_LEASE"],
+      [work("--target", target, "--concurrency", "0"), "VERQ_INVALID_ARGUMENT: --concurrency must be a whole number from 1 to 1000"],
+      [work("--target", target, "--concurrency", "two"), "VERQ_INVALID_ARGUMENT: --concurrency"],
+      [work("--target", target, "--poll", "0ms"), "VERQ_INVALID_ARGUMENT: --poll must be at least 1ms"],
+      [work("--target", target, "--timeout", "0ms"), "VERQ_INVALID_ARGUMENT: --timeout must be at least 1ms"],
+      [work("--target", target, "--timeout", "30d"), "VERQ_INVALID_ARGUMENT: --timeout must be at most"],
+      [work("--target", target, "--owner", "tab\there"), "VERQ_INVALID_ARGUMENT: --owner"],
+    ];
+    for (const [args, text] of cases) {
+      const result = await verq(...args);
+      expect([args.join(" "), result.code, result.out, result.err]).toEqual([args.join(" "), 2, "", expect.stringContaining(text)]);
+    }
+    const jsonError = await verq(...work("--target", "not a url", "--json"));
+    expect([jsonError.code, json(jsonError.out)]).toEqual([2, { error: { code: "VERQ_INVALID_ARGUMENT", message: expect.stringContaining("--target") as unknown } }]);
+    const after = json((await verq("jobs", "show", "w", "--db", db, "--json")).out);
+    expect(after).toMatchObject({ state: "pending", attempts: 0, token: 0 });
+    expect(JSON.stringify(after)).toBe(JSON.stringify(json(before)));
+  });
+
+  it("a bad option on a database that does not exist yet creates nothing", async () => {
+    const result = await verq("jobs", "work", "--db", db, "--target", "not a url", "--once");
+    expect(result.code).toBe(2);
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it("--exit-when-idle --concurrency 4 delivers every job once, one line each, sharing commits, then exits 0", async () => {
+    const ids = Array.from({ length: 12 }, (_, i) => `many-${String(i).padStart(2, "0")}`);
+    for (const id of ids) await verq("jobs", "enqueue", "--db", db, "--id", id, "--payload", "{}");
+    const run = await verq("jobs", "work", "--db", db, "--target", target, "--exit-when-idle", "--concurrency", "4", "--owner", "pool", "--json");
+    expect(run.code).toBe(0);
+    const lines = run.out.trim().split("\n").map(json);
+    expect(lines.map((l) => l.id).sort()).toEqual(ids);
+    expect(lines.every((l) => l.status === "finished" && l.token === 1 && l.outcome === "ok" && l.accepted === true)).toBe(true);
+    expect(json((await verq("jobs", "stats", "--db", db, "--json")).out)).toMatchObject({ byState: { done: 12, pending: 0, leased: 0 } });
+    const shown = json((await verq("jobs", "show", "many-00", "--db", db, "--json")).out) as { events: { type: string; data: { owner?: string } }[] };
+    expect(shown.events.find((e) => e.type === "job.claimed")?.data.owner).toBe("pool");
+  });
+
+  it("--exit-when-idle exits 1 when a send left its job leased (BadAck), after working the rest", async () => {
+    await verq("jobs", "enqueue", "--db", db, "--id", "only", "--payload", "{}");
+    reply = "{}";
+    const run = await verq("jobs", "work", "--db", db, "--target", target, "--exit-when-idle", "--lease", "1h");
+    expect(run.code).toBe(1);
+    expect(run.err).toContain("VERQ_BAD_ACK");
+    expect(json((await verq("jobs", "show", "only", "--db", db, "--json")).out)).toMatchObject({ state: "leased", token: 1 });
+  });
+
+  it("a delivery longer than the lease keeps the lease by heartbeats: done with token 1, leaseExtended in the timeline", async () => {
+    await verq("jobs", "enqueue", "--db", db, "--id", "slow", "--payload", "{}");
+    delayMs = 700;
+    const run = await verq("jobs", "work", "--db", db, "--target", target, "--once", "--lease", "300ms", "--json");
+    expect([run.code, json(run.out)]).toEqual([0, { status: "finished", id: "slow", token: 1, outcome: "ok", accepted: true }]);
+    const shown = json((await verq("jobs", "show", "slow", "--db", db, "--json")).out) as { events: { type: string }[] };
+    const types = shown.events.map((e) => e.type);
+    expect(types.filter((t) => t === "job.leaseExtended").length).toBeGreaterThanOrEqual(2);
+    expect(types.filter((t) => t === "job.claimed")).toEqual(["job.claimed"]);
+    expect(types.at(-1)).toBe("job.completed");
   });
 });

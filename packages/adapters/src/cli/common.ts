@@ -1,0 +1,165 @@
+import { existsSync } from "node:fs";
+import { MessageError, VerqError } from "@verq/core";
+import { openStore, type StoredEvent, type VerqStore } from "@verq/store";
+import { Option } from "commander";
+import { EXIT } from "./exit-codes.ts";
+import { reportError, type CliContext } from "./output.ts";
+
+/*
+ * What the commands of every `verq` area share. A command reads its options as strings,
+ * checks all of them with the parsers below before it opens anything, then opens its store
+ * with `withStore`, all inside `runCommand`, which turns a thrown error into its exit code:
+ *
+ *   area.command("name").addOption(dbOption()).addOption(jsonOption()).action((o: DbOptions) =>
+ *     runCommand(context, o, () => {
+ *       const limit = parseWholeNumber(o.limit, "--limit", { min: 1 });
+ *       return withStore(o.db, async (store) => { … return EXIT.ok; });
+ *     }),
+ *   );
+ */
+
+/** The `--json` option as commander hands it to an action. */
+export interface JsonOptions {
+  readonly json?: boolean;
+}
+
+/** The `--db` and `--json` options as commander hands them to an action. */
+export interface DbOptions extends JsonOptions {
+  readonly db: string;
+}
+
+/** The required `--db <file>` option (a SQLite file, created if missing unless the command says otherwise), for `command.addOption`. */
+export function dbOption(description = "SQLite file"): Option {
+  return new Option("--db <file>", description).makeOptionMandatory();
+}
+
+/** The `--json` option (machine-readable output on stdout, errors as `{"error":{"code","message"}}`), for `command.addOption`. */
+export function jsonOption(description = "print JSON"): Option {
+  return new Option("--json", description);
+}
+
+/**
+ * Runs a command's body and sets the process exit code: the code the body returns (0 when it
+ * returns none), or, when it throws, the code {@link reportError} gives the error after printing
+ * it (`verq: CODE: message` on stderr, or JSON on stdout with `--json`).
+ */
+export async function runCommand(context: CliContext, options: JsonOptions, body: () => Promise<number | void> | number | void): Promise<void> {
+  try {
+    context.setExitCode((await body()) ?? EXIT.ok);
+  } catch (error) {
+    context.setExitCode(reportError(context.io, options.json === true, error));
+  }
+}
+
+/**
+ * Opens the store at `db`, runs `work` on it and closes it, whatever `work` does. With
+ * `mustExist`, a file that does not exist is `VERQ_FILE_NOT_FOUND` (exit 4) and nothing is
+ * created: read-only commands never leave an empty database behind.
+ */
+export async function withStore<T>(db: string, work: (store: VerqStore) => Promise<T>, options: { readonly mustExist?: boolean } = {}): Promise<T> {
+  if (options.mustExist === true && db !== ":memory:" && !existsSync(db)) {
+    throw new MessageError("VERQ_FILE_NOT_FOUND", `no database at ${db}; check --db`);
+  }
+  const store = await openStore({ path: db });
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Resolves at the first SIGINT or SIGTERM, then stops listening for them. */
+export function untilStopSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const off = onStopSignal(() => {
+      off();
+      resolve();
+    });
+  });
+}
+
+/** Calls `stop` at the first SIGINT or SIGTERM; returns the function that stops listening. */
+export function onStopSignal(stop: () => void): () => void {
+  const handler = () => {
+    off();
+    stop();
+  };
+  const off = () => {
+    process.off("SIGINT", handler);
+    process.off("SIGTERM", handler);
+  };
+  process.once("SIGINT", handler);
+  process.once("SIGTERM", handler);
+  return off;
+}
+
+const invalid = (message: string) => new VerqError("VERQ_INVALID_ARGUMENT", message);
+const quoted = (text: string) => JSON.stringify(text.slice(0, 80));
+
+/**
+ * Parses a whole number written in decimal digits, from `min` (0 by default) to `max`
+ * (`Number.MAX_SAFE_INTEGER` by default). Anything else is `VERQ_INVALID_ARGUMENT` (exit 2).
+ */
+export function parseWholeNumber(text: string, what: string, range: { readonly min?: number; readonly max?: number } = {}): number {
+  const min = range.min ?? 0;
+  const max = range.max ?? Number.MAX_SAFE_INTEGER;
+  const value = /^\d{1,16}$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw invalid(`${what} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}; got ${quoted(text)}`);
+  }
+  return value;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * Parses a CLI duration: a whole number and a unit, `ms`, `s`, `m`, `h` or `d` (`500ms`, `30s`,
+ * `10m`, `2h`, `7d`), into milliseconds, optionally within `min`..`max` ms. Anything else is
+ * `VERQ_INVALID_ARGUMENT` (exit 2).
+ */
+export function parseDuration(text: string, what = "a duration", range: { readonly min?: number; readonly max?: number } = {}): number {
+  const match = /^(\d{1,12})(ms|s|m|h|d)$/.exec(text.trim());
+  const unit = match?.[2];
+  if (match === null || unit === undefined) {
+    throw invalid(`${what} must look like 500ms, 30s, 10m, 2h or 7d; got ${quoted(text)}`);
+  }
+  const value = Number(match[1]) * (UNITS[unit] ?? 1);
+  if (!Number.isSafeInteger(value)) throw invalid(`${what} is too long`);
+  if (value < (range.min ?? 0)) throw invalid(`${what} must be at least ${range.min}ms`);
+  if (range.max !== undefined && value > range.max) throw invalid(`${what} must be at most ${range.max}ms`);
+  return value;
+}
+
+/** Parses one of a fixed set of words (`--outcome ok|retry|permanent`); anything else is `VERQ_INVALID_ARGUMENT`. */
+export function parseChoice<T extends string>(text: string, what: string, choices: readonly T[]): T {
+  if (!(choices as readonly string[]).includes(text)) throw invalid(`${what} must be ${choices.join(", ")}; got ${quoted(text)}`);
+  return text as T;
+}
+
+/** Parses an absolute `http://` or `https://` URL; anything else is `VERQ_INVALID_ARGUMENT`. */
+export function parseHttpUrl(text: string, what: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw invalid(`${what} must be an http(s) URL such as http://127.0.0.1:8080/; got ${quoted(text)}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(`${what} must start with http:// or https://; got ${quoted(text)}`);
+  return text;
+}
+
+/** A time in ms since the epoch as ISO 8601 (UTC). */
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
+/**
+ * One line of a stream's timeline for `show` commands: `  v<version> <ISO time> <type> k=v …`,
+ * without the event's `at` (already shown) and without the fields named in `hidden` (payloads,
+ * requests: never printed by a timeline).
+ */
+export function describeEvent(event: StoredEvent, hidden: readonly string[] = []): string {
+  const details = Object.entries(event.data as Record<string, unknown>)
+    .filter(([key]) => key !== "at" && !hidden.includes(key))
+    .map(([key, value]) => `${key}=${String(value)}`)
+    .join(" ");
+  return `  v${event.version} ${iso(event.at)} ${event.type}${details === "" ? "" : ` ${details}`}`;
+}
