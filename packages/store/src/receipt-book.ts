@@ -3,7 +3,9 @@ import type { Kysely } from "kysely";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
 import { bumpCounter, readCounter } from "./sql/counters.ts";
-import { insertReceipt, selectReceipt, updateReceiptResponse } from "./sql/insertReceipt.ts";
+import { insertReceipt } from "./sql/receipts/insertReceipt.ts";
+import { selectReceipt } from "./sql/receipts/selectReceipt.ts";
+import { updateReceiptResponse } from "./sql/receipts/updateReceiptResponse.ts";
 
 // Never visible outside the transaction that inserts it: the effect's answer replaces it before commit.
 const PENDING_RESPONSE = "";
