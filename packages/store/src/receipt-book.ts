@@ -29,12 +29,13 @@ export interface ReceiverCounts {
 /**
  * The receiving side of effectively-once delivery: commits an idempotency key together with
  * its business effect in one transaction, and answers a repeated key with the first answer
- * and no second effect. A building block for users' receiving services.
+ * and no second effect. The effect's own tables are the service's: the store's migrations
+ * create only `receipts`. `receiverPlugin` in `@verq/adapters` puts it behind HTTP.
  *
  * @example
  * const book = new ReceiptBook(store);
  * const { applied, response } = await book.once(key, async (trx) => {
- *   await chargeCard(trx, order); // runs at most once per key
+ *   await trx.withTables<Charges>().insertInto("charges").values(charge).execute(); // at most once per key
  *   return JSON.stringify({ ok: true });
  * });
  */
