@@ -11,7 +11,11 @@ export interface RelayProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `verq relay serve --port 0` on `db` in front of `coreUrl` and waits until it listens. */
+/**
+ * Starts `verq relay serve --port 0` on `db` in front of `coreUrl` (core timeout 300 ms, recovery
+ * sweep after 1 s, then `args`; `failpoints` as its `VERQ_FAILPOINTS`) and resolves once it
+ * listens; rejects if it exits first or is not listening within 30 s.
+ */
 export async function startRelayProcess(db: string, coreUrl: string, options: { args?: readonly string[]; failpoints?: string } = {}): Promise<RelayProcess> {
   const child = spawnVerq(
     ["relay", "serve", "--db", db, "--core", coreUrl, "--port", "0", "--core-timeout", "300ms", "--recover-after", "1s", ...(options.args ?? [])],
