@@ -1,0 +1,30 @@
+import { createHttpSender, failpoint } from "@verq/adapters";
+import { JobWorker, type JobQueue } from "@verq/store";
+
+/** Where and as whom the charge worker delivers. */
+export interface ChargeWorkerOptions {
+  /** The payment provider's receiver endpoint. */
+  readonly url: string;
+  /** Who holds the leases: one name per process. */
+  readonly owner: string;
+}
+
+/**
+ * A {@link JobWorker} that delivers charge jobs to the payment provider over HTTP, each with
+ * its job id as the `Idempotency-Key`. The send is followed by the `job.afterSend` failpoint,
+ * the boundary where the provider has committed the charge and the job is not yet finished
+ * (docs/failpoints.md): a crash there makes the next claim, with the next token, send again.
+ */
+export function createChargeWorker(queue: JobQueue, options: ChargeWorkerOptions): JobWorker {
+  const deliver = createHttpSender({ url: options.url, timeoutMs: 5_000 });
+  return new JobWorker(queue, {
+    owner: options.owner,
+    sender: async (job) => {
+      const delivered = await deliver(job);
+      failpoint("job.afterSend");
+      return delivered;
+    },
+    concurrency: 4,
+    batchSize: 8,
+  });
+}
