@@ -4,6 +4,7 @@ import { isVerqError, Retryable, type FinishOutcome, type Job, type VerqErrorCod
 import {
   JobQueue,
   JobWorker,
+  GuidLedger,
   openStore,
   type ClaimedJob,
   type EnqueueOptions,
@@ -11,7 +12,16 @@ import {
   type JobStats,
   type VerqStore,
 } from "@verq/store";
-import { createHttpSender } from "@verq/adapters";
+import {
+  createHttpCoreClient,
+  createHttpSender,
+  receiverPlugin,
+  relayPlugin,
+  type CoreClient,
+  type ReceiverEffect,
+  type ReceiverRequest,
+} from "@verq/adapters";
+import Fastify, { type FastifyInstance } from "fastify";
 
 interface OrderRow {
   id: string;
@@ -50,4 +60,18 @@ export async function work(path: string): Promise<JobStats> {
   const stats = await queue.stats();
   await store.close();
   return stats;
+}
+
+// The edges, mounted in the service's own Fastify app.
+export async function buildApp(store: VerqStore): Promise<FastifyInstance> {
+  const app = Fastify();
+  app.get("/health", async () => ({ ok: true }));
+  const effect: ReceiverEffect = async (trx, request: ReceiverRequest) => {
+    await trx.withTables<{ payments: { key: string } }>().insertInto("payments").values({ key: request.key }).execute();
+  };
+  await app.register(receiverPlugin, { prefix: "/payments", store, effect });
+  const ledger = new GuidLedger(store);
+  const core: CoreClient = createHttpCoreClient({ url: "http://127.0.0.1:9090" });
+  await app.register(relayPlugin, { prefix: "/relay", ledger, core });
+  return app;
 }

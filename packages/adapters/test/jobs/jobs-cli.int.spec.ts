@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.ts";
-import { tempDir } from "../support/verq-process.ts";
+import { tempDir } from "@verq/testing";
 
 let dir: ReturnType<typeof tempDir>;
 let db: string;
