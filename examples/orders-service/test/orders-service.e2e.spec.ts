@@ -60,7 +60,7 @@ describe("orders service: verq embedded through its packages", () => {
       [400, "ORDERS_INVALID_BODY"],
       [415, "ORDERS_UNSUPPORTED_MEDIA_TYPE"],
     ]);
-    expect(await inspectStore(db, "o-bad")).toMatchObject({ order: null, job: null, jobEvents: 0, charges: 0 });
+    expect(await inspectStore(db, "o-bad")).toMatchObject({ order: null, job: null, jobEvents: 0, charges: 0, totals: { orders: 0, events: 0 } });
 
     const placed = await requestJson<{ created: boolean; order: OrderView }>("POST", `${service.url}/orders`, order("o-1"));
     expect(placed.status).toBe(201);
@@ -110,7 +110,8 @@ describe("orders service: verq embedded through its packages", () => {
     const restarted = await start(db);
     expect((await getOrder(restarted, "o-2")).status).toBe(404);
     const rolledBack = await inspectStore(db, "o-2");
-    expect(rolledBack).toMatchObject({ order: null, job: null, jobEvents: 0, charges: 0, receiver: { requests: 0, effects: 0 } });
+    // Only the other writer's job and its one event are in the file.
+    expect(rolledBack).toMatchObject({ order: null, job: null, jobEvents: 0, charges: 0, receiver: { requests: 0, effects: 0 }, totals: { orders: 0, events: 1 } });
     expect(await restarted.stop()).toEqual({ code: 0, signal: null });
     console.log("[orders rollback]", JSON.stringify({
         refusedWith: refused.body.error.code,

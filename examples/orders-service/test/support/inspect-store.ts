@@ -11,6 +11,8 @@ export interface StoreContents {
   /** Events of the order's charge job. */
   readonly jobEvents: number;
   readonly receiver: ReceiverCounts;
+  /** Every order and every event in the file, whatever their ids. */
+  readonly totals: { readonly orders: number; readonly events: number };
 }
 
 /** Opens the store file beside the service (or after it died), reads, and closes. */
@@ -28,6 +30,7 @@ export async function inspectStore(db: string, orderId: string): Promise<StoreCo
       charges: charges.length,
       jobEvents: events.length,
       receiver: await new ReceiptBook(store).counts(),
+      totals: { orders: (await tables.selectFrom("orders").select("id").execute()).length, events: await store.countEvents() },
     };
   } finally {
     await store.close();
