@@ -47,19 +47,27 @@ beforeAll(() => {
   for (const name of PACKAGES) {
     // `pnpm pack` runs the package's `prepack` (its build) and writes `verq-<name>-<version>.tgz`.
     const out = mustRun("npx", ["-y", "pnpm@10", "pack", "--pack-destination", packs], path.join(ROOT, "packages", name));
-    const tarball = out.trim().split("\n").reverse().find((line) => line.endsWith(".tgz"));
+    const tarball = out
+      .trim()
+      .split("\n")
+      .reverse()
+      .find((line) => line.endsWith(".tgz"));
     if (tarball === undefined || !fs.existsSync(tarball)) throw new Error(`no tarball for @verq/${name}:\n${out}`);
     found[name] = tarball;
   }
   tarballs = found as typeof tarballs;
   consumer = path.join(work, "service");
   fs.cpSync(FIXTURE, consumer, { recursive: true });
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...PACKAGES.map((n) => tarballs[n]), TYPES_NODE], {
-    cwd: consumer,
-    env: plainEnv(),
-    stdio: "pipe",
-    timeout: 480_000,
-  });
+  execFileSync(
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--loglevel=error", ...PACKAGES.map((n) => tarballs[n]), TYPES_NODE],
+    {
+      cwd: consumer,
+      env: plainEnv(),
+      stdio: "pipe",
+      timeout: 480_000,
+    },
+  );
 }, 600_000);
 
 afterAll(() => {
@@ -74,7 +82,9 @@ describe("P1: the packed packages in a project outside the workspace", () => {
       expect(listing).toContain("package/dist/index.d.ts");
       expect(listing).toContain("package/dist/index.js.map");
       expect(listing.filter((f) => /\/(src|test)\//.test(f) || (f.endsWith(".ts") && !f.endsWith(".d.ts")))).toEqual([]);
-      const manifest = JSON.parse(fs.readFileSync(path.join(consumer, "node_modules", "@verq", name, "package.json"), "utf8")) as {
+      const manifest = JSON.parse(
+        fs.readFileSync(path.join(consumer, "node_modules", "@verq", name, "package.json"), "utf8"),
+      ) as {
         exports: Record<string, Record<string, string>>;
         dependencies?: Record<string, string>;
       };
@@ -85,7 +95,11 @@ describe("P1: the packed packages in a project outside the workspace", () => {
 
   it("(a) a plain node ESM script opens a SQLite file, enqueues, claims, finishes and prints stats()", () => {
     const out = mustRun(process.execPath, ["enqueue-claim-finish.mjs", path.join(consumer, "jobs.sqlite")], consumer);
-    const result = JSON.parse(out) as { token: number; accepted: boolean; stats: { total: number; byState: Record<string, number> } };
+    const result = JSON.parse(out) as {
+      token: number;
+      accepted: boolean;
+      stats: { total: number; byState: Record<string, number> };
+    };
     expect(result.token).toBe(1);
     expect(result.accepted).toBe(true);
     expect(result.stats.total).toBe(1);
@@ -93,7 +107,11 @@ describe("P1: the packed packages in a project outside the workspace", () => {
   });
 
   it("(b) tsc --noEmit type-checks a consumer file that uses the public types, with moduleResolution nodenext", () => {
-    const result = run(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], consumer);
+    const result = run(
+      process.execPath,
+      [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"],
+      consumer,
+    );
     expect(result.stdout + result.stderr).toBe("");
     expect(result.status).toBe(0);
   });

@@ -32,7 +32,10 @@ export function fcConfig<T>(name: string, defaults: FcDefaults): fc.Parameters<T
   if (numRuns < 1) throw new RangeError("FC_NUM_RUNS must be at least 1");
   const timeLimitMs = readInteger("FC_TIME_LIMIT_MS") ?? defaults.timeLimitMs ?? 45_000;
   const path = env["FC_PATH"] === undefined || env["FC_PATH"] === "" ? undefined : env["FC_PATH"];
-  const replay = [path === undefined ? "" : ` path=${path}`, commandsReplayPath() === undefined ? "" : ` replayPath=${commandsReplayPath()}`];
+  const replay = [
+    path === undefined ? "" : ` path=${path}`,
+    commandsReplayPath() === undefined ? "" : ` replayPath=${commandsReplayPath()}`,
+  ];
   console.log(`[fc] ${name} seed=${seed} numRuns=${numRuns}${replay.join("")}`);
   return {
     seed,

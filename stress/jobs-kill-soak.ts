@@ -77,8 +77,20 @@ export async function runJobsKillSoak(options: JobsKillSoakOptions): Promise<Job
     const working = new Set<ChildProcess>();
     const startWorker = (slot: number): ChildProcess => {
       const child = spawnVerq([
-        "jobs", "work", "--db", queueDb, "--target", receiver.url, "--owner", `w${slot}`,
-        "--lease", `${options.leaseMs}ms`, "--poll", "20ms", "--concurrency", "2",
+        "jobs",
+        "work",
+        "--db",
+        queueDb,
+        "--target",
+        receiver.url,
+        "--owner",
+        `w${slot}`,
+        "--lease",
+        `${options.leaseMs}ms`,
+        "--poll",
+        "20ms",
+        "--concurrency",
+        "2",
       ]);
       // A worker counts as working once it has reported a finished job: kills then land mid-work.
       child.stdout?.once("data", () => working.add(child));
@@ -100,7 +112,9 @@ export async function runJobsKillSoak(options: JobsKillSoakOptions): Promise<Job
       }
       const slot = workers.indexOf(victim);
       victim.kill("SIGKILL");
-      await new Promise((resolve) => (victim.exitCode !== null || victim.signalCode !== null ? resolve(null) : victim.once("exit", resolve)));
+      await new Promise((resolve) =>
+        victim.exitCode !== null || victim.signalCode !== null ? resolve(null) : victim.once("exit", resolve),
+      );
       kills++;
       workers[slot] = startWorker(slot);
       if (kills % 10 === 0) log(`kills=${kills}`);
@@ -113,7 +127,11 @@ export async function runJobsKillSoak(options: JobsKillSoakOptions): Promise<Job
       await sleep(100);
     }
     for (const w of workers) w.kill("SIGTERM");
-    await Promise.all(workers.map((w) => new Promise((resolve) => (w.exitCode !== null || w.signalCode !== null ? resolve(null) : w.once("exit", resolve)))));
+    await Promise.all(
+      workers.map(
+        (w) => new Promise((resolve) => (w.exitCode !== null || w.signalCode !== null ? resolve(null) : w.once("exit", resolve))),
+      ),
+    );
 
     const stats = await queue.stats();
     const counts = (await (await fetch(`${receiver.url}inventory`)).json()) as { requests: number; effects: number };

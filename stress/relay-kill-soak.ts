@@ -151,13 +151,15 @@ export function auditRelaySoak(facts: RelaySoakFacts): RelaySoakAudit {
     }
     if (calls === 0) doneWithoutCall.push(guid);
     const coreAnswer = facts.bank.inquire(guid);
-    if (coreAnswer === null || entry.response !== coreAnswer || facts.answers.get(guid) !== coreAnswer) answerMismatches.push(guid);
+    if (coreAnswer === null || entry.response !== coreAnswer || facts.answers.get(guid) !== coreAnswer)
+      answerMismatches.push(guid);
   }
   let strayCalls = 0;
   for (const [guid, calls] of facts.bank.callsByGuid()) if (!facts.amounts.has(guid)) strayCalls += calls;
   const balanceMatches = facts.bank.balance === expectedBalance;
   const ok =
-    processedTwice.length + notDone.length + doneWithoutCall.length + answerMismatches.length + strayCalls === 0 && balanceMatches;
+    processedTwice.length + notDone.length + doneWithoutCall.length + answerMismatches.length + strayCalls === 0 &&
+    balanceMatches;
   return { processedTwice, notDone, doneWithoutCall, answerMismatches, strayCalls, expectedBalance, balanceMatches, ok };
 }
 
@@ -248,11 +250,19 @@ class ResendingChannel {
   }
 }
 
-type PostAnswer = { readonly kind: "done"; readonly text: string } | { readonly kind: "not-done"; readonly code: string | undefined } | { readonly kind: "error" };
+type PostAnswer =
+  | { readonly kind: "done"; readonly text: string }
+  | { readonly kind: "not-done"; readonly code: string | undefined }
+  | { readonly kind: "error" };
 
 async function post(url: string, body: string, timeoutMs: number): Promise<PostAnswer> {
   try {
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     const text = await response.text();
     if (response.status === 200 && response.headers.get("verq-ledger-state") === "DONE") return { kind: "done", text };
     let code: string | undefined;
@@ -279,7 +289,14 @@ async function endsBefore(relay: RelayProcess, enough: () => boolean, ms: number
 }
 
 function watchStderr(relay: RelayProcess, lines: string[]): void {
-  relay.process.stderr?.on("data", (chunk: Buffer) => lines.push(...chunk.toString().split("\n").filter((line) => line.trim() !== "")));
+  relay.process.stderr?.on("data", (chunk: Buffer) =>
+    lines.push(
+      ...chunk
+        .toString()
+        .split("\n")
+        .filter((line) => line.trim() !== ""),
+    ),
+  );
 }
 
 /** Runs a `verq relay …` command with `--json` and returns its JSON; exit 1 (work left) is expected. */
@@ -302,10 +319,17 @@ export async function runRelayKillSoak(options: RelayKillSoakOptions): Promise<R
   const minAgeMs = options.minAgeMs ?? 2_000;
   const maxAttempts = options.maxAttempts ?? 50;
   const maxServeMs = options.maxServeMs ?? 10_000;
-  const sigkillRounds = Array.from({ length: options.kills }, (_, round) => ROTATION[round % ROTATION.length]).filter((m) => m === "sigkill").length;
+  const sigkillRounds = Array.from({ length: options.kills }, (_, round) => ROTATION[round % ROTATION.length]).filter(
+    (m) => m === "sigkill",
+  ).length;
   const answersPerKill = options.answersPerKill ?? Math.ceil(options.guids / (sigkillRounds + 1));
   const relayArgs = [
-    "--core-timeout", `${coreTimeoutMs}ms`, "--recover-after", `${recoverAfterMs}ms`, "--max-attempts", String(maxAttempts),
+    "--core-timeout",
+    `${coreTimeoutMs}ms`,
+    "--recover-after",
+    `${recoverAfterMs}ms`,
+    "--max-attempts",
+    String(maxAttempts),
   ];
   const dir = tempDir("verq-relay-soak-");
   const db = `${dir.path}/ledger.sqlite`;
@@ -324,7 +348,12 @@ export async function runRelayKillSoak(options: RelayKillSoakOptions): Promise<R
   let relay: RelayProcess | undefined;
   try {
     const ledger = new GuidLedger(store);
-    const killsBy: Record<KillMode, number> = { "relay.afterClaim": 0, "relay.afterCoreCall": 0, "relay.afterRecord": 0, sigkill: 0 };
+    const killsBy: Record<KillMode, number> = {
+      "relay.afterClaim": 0,
+      "relay.afterCoreCall": 0,
+      "relay.afterRecord": 0,
+      sigkill: 0,
+    };
     let kills = 0;
     let failpointsMissed = 0;
     let unexpectedExits = 0;
@@ -333,7 +362,10 @@ export async function runRelayKillSoak(options: RelayKillSoakOptions): Promise<R
       const mode = ROTATION[round % ROTATION.length] ?? "sigkill";
       // `kill` and `exit(73)` take turns at each failpoint: a signal and a plain exit, both abrupt.
       const action = Math.floor(round / ROTATION.length) % 2 === 0 ? "kill" : "exit(73)";
-      relay = await startRelayProcess(db, core.url, { args: relayArgs, failpoints: mode === "sigkill" ? "" : `${mode}=${action}` });
+      relay = await startRelayProcess(db, core.url, {
+        args: relayArgs,
+        failpoints: mode === "sigkill" ? "" : `${mode}=${action}`,
+      });
       watchStderr(relay, relayErrors);
       channel.target = relay.url;
       const answersBefore = channel.answers.size;
@@ -353,7 +385,9 @@ export async function runRelayKillSoak(options: RelayKillSoakOptions): Promise<R
       } else {
         unexpectedExits++;
       }
-      log(`kill ${kills}/${options.kills}: ${byItself ? mode : "sigkill"} (${exit.signal ?? `exit ${exit.code}`}); final answers ${channel.answers.size}/${options.guids}`);
+      log(
+        `kill ${kills}/${options.kills}: ${byItself ? mode : "sigkill"} (${exit.signal ?? `exit ${exit.code}`}); final answers ${channel.answers.size}/${options.guids}`,
+      );
     }
 
     // Settle: a clean relay, whose sweep (at start, then every --recover-after / 2) turns what
@@ -367,20 +401,43 @@ export async function runRelayKillSoak(options: RelayKillSoakOptions): Promise<R
     let resolveRuns = 0;
     let reprocessRuns = 0;
     let inquiryErrors = 0;
-    const leftInFlight = async () => (await ledger.list(["RECEIVED", "SENT"], options.guids)).some((e) => e.updatedAt < settleStarted);
+    const leftInFlight = async () =>
+      (await ledger.list(["RECEIVED", "SENT"], options.guids)).some((e) => e.updatedAt < settleStarted);
     while ((await leftInFlight()) && Date.now() < settleUntil) await sleep(100);
     for (;;) {
       const stats = await ledger.stats();
       if ((stats.byState.DONE === options.guids && channel.settled) || Date.now() > settleUntil) break;
       const unknown = await ledger.list(["UNKNOWN"], options.guids);
       if (unknown.some((entry) => ledger.mayInquire(entry, minAgeMs))) {
-        const resolved = await runRelayCommand<ResolveReport>(["resolve", "--db", db, "--core", core.url, "--min-age", `${minAgeMs}ms`, "--limit", String(options.guids)]);
+        const resolved = await runRelayCommand<ResolveReport>([
+          "resolve",
+          "--db",
+          db,
+          "--core",
+          core.url,
+          "--min-age",
+          `${minAgeMs}ms`,
+          "--limit",
+          String(options.guids),
+        ]);
         resolveRuns++;
         inquiryErrors += resolved.errors.length;
-        log(`resolve: DONE ${resolved.done.length}, FAILED ${resolved.failed.length}, young ${resolved.young.length}, errors ${resolved.errors.length}`);
+        log(
+          `resolve: DONE ${resolved.done.length}, FAILED ${resolved.failed.length}, young ${resolved.young.length}, errors ${resolved.errors.length}`,
+        );
       }
       if ((await ledger.stats()).byState.FAILED > 0 || (resolveRuns > 0 && reprocessRuns === 0)) {
-        const reprocessed = await runRelayCommand<ReprocessReport>(["reprocess", "--db", db, "--core", core.url, "--max-attempts", String(maxAttempts), "--limit", String(options.guids)]);
+        const reprocessed = await runRelayCommand<ReprocessReport>([
+          "reprocess",
+          "--db",
+          db,
+          "--core",
+          core.url,
+          "--max-attempts",
+          String(maxAttempts),
+          "--limit",
+          String(options.guids),
+        ]);
         reprocessRuns++;
         log(`reprocess: DONE ${reprocessed.done}, not DONE ${reprocessed.notDone}, at the cap ${reprocessed.atCap}`);
       }
@@ -481,7 +538,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   });
   const whole = (name: keyof typeof values, min: number): number => {
     const n = Number(values[name]);
-    if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be a whole number of at least ${min}; got ${String(values[name])}`);
+    if (!Number.isSafeInteger(n) || n < min)
+      throw new Error(`--${name} must be a whole number of at least ${min}; got ${String(values[name])}`);
     return n;
   };
   const report = await runRelayKillSoak({

@@ -69,7 +69,11 @@ async function sharedLifecycle(queue: JobQueue, prefix: string, count: number): 
 async function runChild(args: readonly string[]): Promise<void> {
   const [dbPath, journalMode, synchronous, countText, prefix] = args;
   if (dbPath === undefined || prefix === undefined) throw new Error("usage: --child <db> <journal> <sync> <count> <prefix>");
-  const store = await openStore({ path: dbPath, journalMode: journalMode as JournalMode, synchronous: synchronous as Synchronous });
+  const store = await openStore({
+    path: dbPath,
+    journalMode: journalMode as JournalMode,
+    synchronous: synchronous as Synchronous,
+  });
   process.stdout.write("ready\n");
   const input = readline.createInterface({ input: process.stdin });
   for await (const line of input) if (line.trim() === "go") break;
@@ -115,7 +119,10 @@ function printTable(title: string, rows: { name: string; runs: number[] }[]): vo
 
 function mountOf(dir: string): string {
   try {
-    const mounts = fs.readFileSync("/proc/mounts", "utf8").split("\n").map((l) => l.split(" "));
+    const mounts = fs
+      .readFileSync("/proc/mounts", "utf8")
+      .split("\n")
+      .map((l) => l.split(" "));
     const real = fs.realpathSync(dir);
     const match = mounts
       .filter((m) => m[1] !== undefined && (real === m[1] || real.startsWith(m[1] === "/" ? "/" : `${m[1]}/`)))

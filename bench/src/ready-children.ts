@@ -12,7 +12,11 @@ export interface ReadyChild {
  * runs), waits until each has printed "ready", and returns them: a measurement starts every
  * child at once with `go()` after the start-up costs are paid.
  */
-export async function startReadyChildren(script: string, argsFor: (index: number) => readonly string[], count: number): Promise<ReadyChild[]> {
+export async function startReadyChildren(
+  script: string,
+  argsFor: (index: number) => readonly string[],
+  count: number,
+): Promise<ReadyChild[]> {
   const children = Array.from({ length: count }, (_, i) => {
     const child = spawn(process.execPath, [...process.execArgv, script, ...argsFor(i)], { stdio: ["pipe", "pipe", "inherit"] });
     let out = "";

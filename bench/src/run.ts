@@ -64,7 +64,10 @@ async function main(): Promise<void> {
   for (let round = 1; round <= rounds; round++) {
     fs.mkdirSync(size(round).dir, { recursive: true });
     const order = scenarios.filter((s) => !skipped.has(s));
-    const rotated = [...order.slice((round - 1) % Math.max(1, order.length)), ...order.slice(0, (round - 1) % Math.max(1, order.length))];
+    const rotated = [
+      ...order.slice((round - 1) % Math.max(1, order.length)),
+      ...order.slice(0, (round - 1) % Math.max(1, order.length)),
+    ];
     for (const scenario of rotated) {
       if (scenario.rounds !== undefined && round > (quick ? rounds : scenario.rounds)) continue;
       process.stderr.write(`[bench] round ${round}/${rounds} ${scenario.group} · ${scenario.system}\n`);
@@ -114,12 +117,14 @@ async function main(): Promise<void> {
     const best = bestVerq(rows, row);
     // "direct to the core" is the floor the relay adds to, not a competitor: no ratio.
     const isBaseline = !row.system.startsWith("verq") && !row.system.startsWith("direct");
-    const ratio = isBaseline && best !== undefined ? (row.better === "higher" ? best / row.median : row.median / best) : undefined;
+    const ratio =
+      isBaseline && best !== undefined ? (row.better === "higher" ? best / row.median : row.median / best) : undefined;
     lines.push(
       `| ${row.group}: ${row.figure} | ${row.system} | ${format(row.median, row.unit)} | ${format(row.min, row.unit)} | ${format(row.max, row.unit)} | ${row.runs} | ${ratio === undefined ? "" : `${ratio.toFixed(2)}×`} |`,
     );
   }
-  for (const [scenario, reason] of skipped) lines.push(`| ${scenario.group} | ${scenario.system} | not measured: ${reason} | | | 0 | |`);
+  for (const [scenario, reason] of skipped)
+    lines.push(`| ${scenario.group} | ${scenario.system} | not measured: ${reason} | | | 0 | |`);
   lines.push("");
   lines.push("What each row measured, with its durability settings:");
   const described = new Set<string>();
@@ -145,7 +150,9 @@ async function main(): Promise<void> {
 
 /** The best verq median among the rows of `row`'s group and figure. */
 function bestVerq(rows: readonly Row[], row: Row): number | undefined {
-  const candidates = rows.filter((r) => r.group === row.group && r.figure === row.figure && r.system.startsWith("verq")).map((r) => r.median);
+  const candidates = rows
+    .filter((r) => r.group === row.group && r.figure === row.figure && r.system.startsWith("verq"))
+    .map((r) => r.median);
   if (candidates.length === 0) return undefined;
   return row.better === "higher" ? Math.max(...candidates) : Math.min(...candidates);
 }

@@ -41,7 +41,11 @@ export interface Scenario {
 }
 
 /** A rate figure. */
-export const perSecond = (count: number, ms: number, unit = "jobs/s"): Figure => ({ value: count / (ms / 1000), unit, better: "higher" });
+export const perSecond = (count: number, ms: number, unit = "jobs/s"): Figure => ({
+  value: count / (ms / 1000),
+  unit,
+  better: "higher",
+});
 
 /** A latency or size figure. */
 export const lower = (value: number, unit: string): Figure => ({ value, unit, better: "lower" });

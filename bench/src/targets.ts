@@ -18,7 +18,8 @@ const find = (rows: readonly Row[], group: string, system: (s: string) => boolea
   rows.filter((r) => r.group.startsWith(group) && system(r.system) && figure(r.figure));
 
 const isVerq = (s: string): boolean => s.startsWith("verq");
-const best = (rows: readonly Row[]): number | undefined => (rows.length === 0 ? undefined : Math.max(...rows.map((r) => r.median)));
+const best = (rows: readonly Row[]): number | undefined =>
+  rows.length === 0 ? undefined : Math.max(...rows.map((r) => r.median));
 
 function ratioTarget(label: string, verq: number | undefined, baseline: number | undefined, needed: number): string {
   if (verq === undefined || baseline === undefined) return `${label}: not measured in this run`;
@@ -38,8 +39,18 @@ export function checkTargets(rows: readonly Row[]): string[] {
       best(find(rows, "2a", (s) => s === "raw better-sqlite3", rate)),
       0.7,
     ),
-    ratioTarget("enqueue one at a time vs plainjob", best(find(rows, "1a", isVerq, rate)), best(find(rows, "1a", (s) => s === "plainjob", rate)), 1),
-    ratioTarget("enqueue in bulk vs plainjob", best(find(rows, "1b", isVerq, rate)), best(find(rows, "1b", (s) => s === "plainjob", rate)), 1),
+    ratioTarget(
+      "enqueue one at a time vs plainjob",
+      best(find(rows, "1a", isVerq, rate)),
+      best(find(rows, "1a", (s) => s === "plainjob", rate)),
+      1,
+    ),
+    ratioTarget(
+      "enqueue in bulk vs plainjob",
+      best(find(rows, "1b", isVerq, rate)),
+      best(find(rows, "1b", (s) => s === "plainjob", rate)),
+      1,
+    ),
   ];
   const added = find(rows, "4", isVerq, (f) => f === "added p50 ms")[0];
   out.push(

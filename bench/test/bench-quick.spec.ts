@@ -23,7 +23,10 @@ it("`pnpm bench --quick` prints one table with every figure, the baselines and t
   for (const baseline of ["raw better-sqlite3", "plainjob", "BullMQ", "pg-boss"]) {
     const measured = new RegExp(`\\| ${baseline} \\| (?!not measured)`).test(table);
     if (requireServices) expect(measured, `${baseline} measured`).toBe(true);
-    else if (!measured) console.warn(`[bench smoke] ${baseline} not measured here: ${table.match(new RegExp(`${baseline} \\| not measured: [^|]*`))?.[0] ?? "?"}`);
+    else if (!measured)
+      console.warn(
+        `[bench smoke] ${baseline} not measured here: ${table.match(new RegExp(`${baseline} \\| not measured: [^|]*`))?.[0] ?? "?"}`,
+      );
   }
   expect(table).toMatch(/Targets \(verq on SQLite, in this run\):/);
   expect(table).not.toMatch(/Failed scenarios/);

@@ -16,7 +16,10 @@ export async function checkFinish(m: JobsModel, r: JobsReal, id: string, token: 
   const accepted = await r.queue.finish(id, token, outcome);
   if (!current) {
     if (accepted) {
-      modelFail("b J4", `finish(${id}, token ${token}, ${outcome}) was accepted; the job is ${job.state} with token ${job.token}`);
+      modelFail(
+        "b J4",
+        `finish(${id}, token ${token}, ${outcome}) was accepted; the job is ${job.state} with token ${job.token}`,
+      );
     }
     modelEqual("b J4", `a refused finish(${id}, token ${token}) changed the store`, await storeSnapshot(r), before);
     return;

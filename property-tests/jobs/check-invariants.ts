@@ -34,7 +34,8 @@ export async function checkInvariants(m: JobsModel, r: JobsReal): Promise<void> 
     const history = await r.queue.history(id);
     const tokens = history.flatMap((e) => (e.type === "job.claimed" ? [(e.data as { token: number }).token] : []));
     tokens.forEach((token, i) => {
-      if (token !== i + 1) modelFail("a tokens", `job ${id}: claim #${i + 1} carries token ${token} (tokens ${tokens.join(",")})`);
+      if (token !== i + 1)
+        modelFail("a tokens", `job ${id}: claim #${i + 1} carries token ${token} (tokens ${tokens.join(",")})`);
     });
     modelEqual("a tokens", `job ${id}: tokens handed out by claims`, tokens, m.tokensIssued.get(id) ?? []);
     modelEqual("a tokens", `job ${id}: current token is the last one handed out`, actual.token, tokens.at(-1) ?? 0);

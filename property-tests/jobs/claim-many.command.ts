@@ -20,7 +20,11 @@ export class ClaimManyCommand implements JobsCommand {
 
   static arbitrary(): fc.Arbitrary<JobsCommand> {
     return fc
-      .record({ worker: fc.constantFrom(...WORKERS), leaseMs: fc.integer({ min: 1, max: 60 }), max: fc.integer({ min: 1, max: 4 }) })
+      .record({
+        worker: fc.constantFrom(...WORKERS),
+        leaseMs: fc.integer({ min: 1, max: 60 }),
+        max: fc.integer({ min: 1, max: 4 }),
+      })
       .map((c) => new ClaimManyCommand(c.worker, c.leaseMs, c.max));
   }
 

@@ -43,7 +43,11 @@ export class FinishManyCommand implements JobsCommand {
       m.acceptedFinishes.add(key);
       m.jobs.set(
         id,
-        outcome === "ok" ? m.completed(job) : outcome === "permanent" ? m.died(job, "permanent") : m.retried(job, await r.queue.get(id)),
+        outcome === "ok"
+          ? m.completed(job)
+          : outcome === "permanent"
+            ? m.died(job, "permanent")
+            : m.retried(job, await r.queue.get(id)),
       );
     }
     modelEqual("J4 finishMany", `acceptance of ${JSON.stringify(finishes)}`, accepted, expected);

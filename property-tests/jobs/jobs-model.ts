@@ -53,9 +53,7 @@ export class JobsModel {
   /** Jobs a claim may hand out now (J3): due pending ones, and expired leases with budget left. */
   claimable(): Job[] {
     return [...this.jobs.values()].filter(
-      (j) =>
-        (j.state === "pending" && j.availableAt <= this.now) ||
-        (this.leaseExpired(j) && j.attempts < j.maxAttempts),
+      (j) => (j.state === "pending" && j.availableAt <= this.now) || (this.leaseExpired(j) && j.attempts < j.maxAttempts),
     );
   }
 

@@ -61,7 +61,10 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
             leaseUntil: event.now + event.leaseMs,
             at: event.now,
           });
-          return { job: evolveJob(context.job, claimed), emitted: [...context.emitted, claimed] } satisfies Partial<JobMachineContext>;
+          return {
+            job: evolveJob(context.job, claimed),
+            emitted: [...context.emitted, claimed],
+          } satisfies Partial<JobMachineContext>;
         }),
       },
     }),

@@ -33,7 +33,10 @@ export class RedriveCommand implements JobsCommand {
       { weight: 4, arbitrary: fc.constantFrom(...VALID_NOTES).map((n) => ({ note: n, valid: true })) },
       { weight: 1, arbitrary: fc.constantFrom(...INVALID_NOTES).map((n) => ({ note: n, valid: false })) },
     );
-    const deadlineInMs = fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 5, arbitrary: fc.integer({ min: 1, max: 250 }) });
+    const deadlineInMs = fc.oneof(
+      { weight: 1, arbitrary: fc.constant(0) },
+      { weight: 5, arbitrary: fc.integer({ min: 1, max: 250 }) },
+    );
     const target = fc.oneof(
       { weight: 2, arbitrary: fc.nat({ max: 7 }).map((dead) => ({ dead })) },
       { weight: 1, arbitrary: fc.constantFrom(...JOB_IDS) },
@@ -46,7 +49,10 @@ export class RedriveCommand implements JobsCommand {
   /** The business id this redrive is for, or `null` when it targets a dead job and none is dead. */
   id(m: Readonly<JobsModel>): string | null {
     if (typeof this.target === "string") return this.target;
-    const dead = [...m.jobs.values()].filter((j) => j.state === "dead").map((j) => j.id).sort();
+    const dead = [...m.jobs.values()]
+      .filter((j) => j.state === "dead")
+      .map((j) => j.id)
+      .sort();
     return dead[this.target.dead % Math.max(1, dead.length)] ?? null;
   }
 

@@ -2,7 +2,8 @@ import { GUID_STATES, fingerprintRequest, foldGuid, isDefiniteCode, type GuidEve
 import type { StoredEvent } from "@verq/store";
 import type { RelayWorld } from "./relay-world.ts";
 
-const asEvents = (stored: readonly StoredEvent[]): GuidEvent[] => stored.map((e) => ({ type: e.type, data: e.data }) as GuidEvent);
+const asEvents = (stored: readonly StoredEvent[]): GuidEvent[] =>
+  stored.map((e) => ({ type: e.type, data: e.data }) as GuidEvent);
 const fingerprintOf = (text: string) => fingerprintRequest(JSON.parse(text));
 const amountOf = (text: string) => (JSON.parse(text) as { amount?: unknown }).amount;
 
@@ -37,14 +38,16 @@ export async function checkRelay(world: RelayWorld): Promise<void> {
     for (const text of bank.requests(guid)) byAmount.set(amountOf(text), [...(byAmount.get(amountOf(text)) ?? []), guid]);
   }
   for (const [amount, guids] of byAmount) {
-    if (guids.length > 1) fail("at-most-once", `the transfer of ${String(amount)} was processed ${guids.length} times, as ${guids.join(", ")}`);
+    if (guids.length > 1)
+      fail("at-most-once", `the transfer of ${String(amount)} was processed ${guids.length} times, as ${guids.join(", ")}`);
   }
 
   // The core only sees the channel's GUIDs, each with the payload its ledger entry claimed.
   for (const [guid] of bank.callsByGuid()) {
     if (!world.firstSend.has(guid)) fail("same-guid", `the core processed ${guid}, a GUID the channel never sent`);
     for (const text of bank.requests(guid)) {
-      if (fingerprintOf(text) !== claimed(guid)) fail("same-guid", `the core processed ${guid} with a payload the ledger did not claim`);
+      if (fingerprintOf(text) !== claimed(guid))
+        fail("same-guid", `the core processed ${guid} with a payload the ledger did not claim`);
     }
   }
 
@@ -63,7 +66,10 @@ export async function checkRelay(world: RelayWorld): Promise<void> {
     if (isDefiniteCode(code)) {
       const done = events.find((e) => e.type === "guid.done");
       if ((done?.data as { response?: string } | undefined)?.response !== reply.body) {
-        fail("answers", `${guid}: the channel got ${reply.body}, the ledger stored ${JSON.stringify((done?.data as { response?: string } | undefined)?.response ?? null)}`);
+        fail(
+          "answers",
+          `${guid}: the channel got ${reply.body}, the ledger stored ${JSON.stringify((done?.data as { response?: string } | undefined)?.response ?? null)}`,
+        );
       }
     } else if (code === "E901") {
       if (!events.some((e) => e.type === "guid.unknown")) fail("answers", `${guid}: E901 but the ledger was never UNKNOWN`);
@@ -81,14 +87,16 @@ export async function checkRelay(world: RelayWorld): Promise<void> {
     const folded = foldGuid(asEvents(history.get(guid) ?? []));
     if (purged.has(guid)) {
       if (folded?.state !== "DONE") fail("purge", `${guid} was purged while ${folded?.state ?? "unknown to the ledger"}`);
-      if (calls !== 1 || folded?.response !== bank.inquire(guid)) fail("ledger", `${guid} was purged as DONE but the core processed it ${calls} times`);
+      if (calls !== 1 || folded?.response !== bank.inquire(guid))
+        fail("ledger", `${guid} was purged as DONE but the core processed it ${calls} times`);
       continue;
     }
     const entry = entries.get(guid);
     if (entry === undefined) {
       fail("ledger", `the entry of ${guid} is gone although it was never purged as DONE (last seen ${folded?.state ?? "never"})`);
     } else if (entry.state === "DONE") {
-      if (calls !== 1 || entry.response !== bank.inquire(guid)) fail("ledger", `${guid} is DONE but the core processed it ${calls} times`);
+      if (calls !== 1 || entry.response !== bank.inquire(guid))
+        fail("ledger", `${guid} is DONE but the core processed it ${calls} times`);
     } else if (entry.state === "FAILED") {
       if (calls !== 0) fail("ledger", `${guid} is FAILED (certainly not sent) but the core processed it ${calls} times`);
     } else {
@@ -100,7 +108,8 @@ export async function checkRelay(world: RelayWorld): Promise<void> {
   const live = await world.ledger.list(GUID_STATES, 10_000);
   await world.ledger.rebuild();
   const rebuilt = await world.ledger.list(GUID_STATES, 10_000);
-  if (JSON.stringify(rebuilt) !== JSON.stringify(live)) fail("rebuild", "the ledger rebuilt from its events differs from the live projection");
+  if (JSON.stringify(rebuilt) !== JSON.stringify(live))
+    fail("rebuild", "the ledger rebuilt from its events differs from the live projection");
 }
 
 function fail(tag: string, message: string): never {

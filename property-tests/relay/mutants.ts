@@ -26,7 +26,10 @@ function machineAccepting(accept: (entry: LedgerEntry, command: GuidCommand, ref
         refuse: assign(({ context, event }, params: { refusal: GuidRefusal }) => {
           const instead = accept(context.entry, event, params.refusal);
           if (instead === null) return { refusal: params.refusal };
-          return { entry: evolveGuid(context.entry, instead), emitted: [...context.emitted, instead] } satisfies Partial<GuidMachineContext>;
+          return {
+            entry: evolveGuid(context.entry, instead),
+            emitted: [...context.emitted, instead],
+          } satisfies Partial<GuidMachineContext>;
         }),
       },
     }),
@@ -123,10 +126,12 @@ export const relayMutants: Readonly<Record<string, RelayVariant>> = {
    */
   "purge deletes UNKNOWN": {
     decider: machineAccepting((entry, command, refusal) =>
-      command.type === "guid.purge" && refusal === "not-done" && entry.state === "UNKNOWN" && command.now - entry.updatedAt >= command.retentionMs
+      command.type === "guid.purge" &&
+      refusal === "not-done" &&
+      entry.state === "UNKNOWN" &&
+      command.now - entry.updatedAt >= command.retentionMs
         ? guidEvents.purged({ retentionMs: command.retentionMs, resendWindowMs: command.resendWindowMs, at: command.now })
         : null,
     ),
   },
 };
-

@@ -69,10 +69,13 @@ export const scenarioArb: fc.Arbitrary<RelayScenario> = fc.record({
     }),
     { minLength: 1, maxLength: 5 },
   ),
-  fates: fc.array(fc.constantFrom<CoreFate>("answer", "answer", "slow", "drop-answer", "lose-request", "refuse", "invalid-answer"), {
-    minLength: 1,
-    maxLength: 8,
-  }),
+  fates: fc.array(
+    fc.constantFrom<CoreFate>("answer", "answer", "slow", "drop-answer", "lose-request", "refuse", "invalid-answer"),
+    {
+      minLength: 1,
+      maxLength: 8,
+    },
+  ),
   deaths: fc.array(rarely, { minLength: 1, maxLength: 8 }),
   inquiryFailures: fc.array(rarely, { minLength: 1, maxLength: 4 }),
 });

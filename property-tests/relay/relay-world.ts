@@ -4,7 +4,15 @@ import { join } from "node:path";
 import type fc from "fast-check";
 import { GUID_STREAM, ManualClock, type GuidDecider } from "@verq/core";
 import { RelayService, type CoreClient, type RelayBoundary, type RelayReply } from "@verq/adapters";
-import { GuidLedger, VerqStore, openStore, readAllEvents, type GuidClaimer, type GuidLedgerOptions, type StoredEvent } from "@verq/store";
+import {
+  GuidLedger,
+  VerqStore,
+  openStore,
+  readAllEvents,
+  type GuidClaimer,
+  type GuidLedgerOptions,
+  type StoredEvent,
+} from "@verq/store";
 import { MAX_ATTEMPTS, type RelayScenario } from "./relay-scenario.ts";
 import { ScheduledCore } from "./scheduled-core.ts";
 import { scheduledLatency } from "./scheduled-latency.ts";
@@ -101,7 +109,11 @@ export interface RelayWorld {
  * trip a scheduling point), on a manual clock; the scheduled core; a relay whose boundaries are
  * scheduling points where it may die, as the scenario says.
  */
-export async function createRelayWorld(s: fc.Scheduler, scenario: RelayScenario, variant: RelayVariant = {}): Promise<RelayWorld> {
+export async function createRelayWorld(
+  s: fc.Scheduler,
+  scenario: RelayScenario,
+  variant: RelayVariant = {},
+): Promise<RelayWorld> {
   const dir = mkdtempSync(join(tmpdir(), "verq-relay-prop-"));
   const path = join(dir, "ledger.sqlite");
   const clock = new ManualClock(1_767_258_000_000);

@@ -56,7 +56,12 @@ export class ScheduledCore implements CoreClient {
     // Two scheduler steps, so that an answer (processing, then delivery) has a fair chance to come first.
     const timeout = this.#s
       .schedule(Promise.resolve(), `${label}: relay keeps waiting`)
-      .then(() => this.#s.schedule(Promise.resolve<CoreCallResult>({ kind: "no-answer", reason: "TimeoutError" }), `${label}: relay times out`));
+      .then(() =>
+        this.#s.schedule(
+          Promise.resolve<CoreCallResult>({ kind: "no-answer", reason: "TimeoutError" }),
+          `${label}: relay times out`,
+        ),
+      );
     if (fate === "lose-request") return timeout;
     let answer: string | null = null;
     const inFlight: InFlight = {
@@ -73,7 +78,10 @@ export class ScheduledCore implements CoreClient {
       inFlight.process();
       if (fate === "drop-answer" || answer === null) return never;
       const body = fate === "invalid-answer" ? JSON.stringify({ status: "ok" }) : answer;
-      return this.#s.schedule(Promise.resolve<CoreCallResult>({ kind: "answered", status: 200, body }), `${label}: answer arrives`);
+      return this.#s.schedule(
+        Promise.resolve<CoreCallResult>({ kind: "answered", status: 200, body }),
+        `${label}: answer arrives`,
+      );
     });
     return Promise.race([timeout, answered]);
   }

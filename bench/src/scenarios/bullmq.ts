@@ -34,7 +34,8 @@ interface JobData {
 let persistence = "Redis persistence not read (available() not called)";
 
 let queueSeq = 0;
-const freshQueueName = (what: string): string => `verq-bench-bullmq-${what}-${process.pid}-${Date.now().toString(36)}-${queueSeq++}`;
+const freshQueueName = (what: string): string =>
+  `verq-bench-bullmq-${what}-${process.pid}-${Date.now().toString(36)}-${queueSeq++}`;
 
 /** Runs `body` with a fresh queue, then obliterates the queue and closes its connection. */
 async function withQueue<T>(what: string, body: (queue: Queue<JobData>, name: string) => Promise<T>): Promise<T> {
@@ -226,7 +227,10 @@ function askRedis(commands: readonly string[], timeoutMs = 1_000): Promise<Reply
       if (outcome instanceof Error) reject(outcome);
       else resolve(outcome);
     };
-    const timer = setTimeout(() => finish(new Error(`no answer from Redis at ${REDIS_HOST}:${REDIS_PORT} within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`no answer from Redis at ${REDIS_HOST}:${REDIS_PORT} within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     socket.setEncoding("utf8");
     socket.on("connect", () => socket.write(commands.map((c) => `${c}\r\n`).join("")));
     socket.on("data", (chunk: string) => {
@@ -262,7 +266,12 @@ async function available(): Promise<true | string> {
     return "BullMQ 6 needs its optional peer package ioredis, which is not installed next to it";
   }
   try {
-    const [pong, save, appendonly, appendfsync] = await askRedis(["PING", "CONFIG GET save", "CONFIG GET appendonly", "CONFIG GET appendfsync"]);
+    const [pong, save, appendonly, appendfsync] = await askRedis([
+      "PING",
+      "CONFIG GET save",
+      "CONFIG GET appendonly",
+      "CONFIG GET appendfsync",
+    ]);
     if (pong !== "PONG") return `Redis at ${REDIS_HOST}:${REDIS_PORT} did not answer PING`;
     const rdb = configValue(save);
     const aof = configValue(appendonly);

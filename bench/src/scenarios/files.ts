@@ -18,7 +18,12 @@ const GROUP = "5. file consumer";
 /** Writes `count` valid, distinct messages into the inbox: `m-000001.json` …, five per order, seq 1…5. */
 function writeInbox(dirs: QueueDirs, count: number): void {
   for (let i = 0; i < count; i++) {
-    const text = JSON.stringify({ msg_id: `K${String(i).padStart(7, "0")}`, order_no: `O-${Math.floor(i / 5)}`, seq: (i % 5) + 1, amount: 100 + i });
+    const text = JSON.stringify({
+      msg_id: `K${String(i).padStart(7, "0")}`,
+      order_no: `O-${Math.floor(i / 5)}`,
+      seq: (i % 5) + 1,
+      amount: 100 + i,
+    });
     writeFileSync(join(dirs.inbox, `m-${String(i + 1).padStart(6, "0")}.json`), text);
   }
 }
@@ -53,14 +58,24 @@ export function fileScenarios(): Scenario[] {
             if (totals.error !== 0 || totals.duplicates !== 0 || totals.recovered !== 0) {
               problems.push(`error ${totals.error}, duplicates ${totals.duplicates}, recovered ${totals.recovered}`);
             }
-            if (totals.skipped.length > 0) problems.push(`skipped ${totals.skipped.length} (first: ${totals.skipped[0]?.code ?? ""})`);
-            const folders = { inbox: count(dirs.inbox), processing: count(dirs.processing), done: count(dirs.done), error: count(dirs.error) };
-            if (folders.inbox !== 0 || folders.processing !== 0 || folders.done !== n || folders.error !== 0) problems.push(`folders ${JSON.stringify(folders)}`);
+            if (totals.skipped.length > 0)
+              problems.push(`skipped ${totals.skipped.length} (first: ${totals.skipped[0]?.code ?? ""})`);
+            const folders = {
+              inbox: count(dirs.inbox),
+              processing: count(dirs.processing),
+              done: count(dirs.done),
+              error: count(dirs.error),
+            };
+            if (folders.inbox !== 0 || folders.processing !== 0 || folders.done !== n || folders.error !== 0)
+              problems.push(`folders ${JSON.stringify(folders)}`);
             const stats = await ledger.stats();
             if (stats.processed !== n || stats.byState.done !== n || stats.byState.error !== 0 || stats.duplicates !== 0) {
-              problems.push(`database: processed ${stats.processed}, ${JSON.stringify(stats.byState)}, duplicates ${stats.duplicates}`);
+              problems.push(
+                `database: processed ${stats.processed}, ${JSON.stringify(stats.byState)}, duplicates ${stats.duplicates}`,
+              );
             }
-            if (problems.length > 0) throw new Error(`the file consumer did not end with all ${n} files done: ${problems.join("; ")}`);
+            if (problems.length > 0)
+              throw new Error(`the file consumer did not end with all ${n} files done: ${problems.join("; ")}`);
             return { "files/s": perSecond(n, ms, "files/s") };
           } finally {
             await store.close();

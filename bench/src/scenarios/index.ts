@@ -9,5 +9,13 @@ import { verqJobScenarios } from "./verq-jobs.ts";
 
 /** Every scenario of the run, verq first, then the baselines. */
 export function allScenarios(): Scenario[] {
-  return [...verqJobScenarios(), ...relayScenarios(), ...fileScenarios(), ...rawSqliteScenarios(), ...plainjobScenarios(), ...bullmqScenarios(), ...pgBossScenarios()];
+  return [
+    ...verqJobScenarios(),
+    ...relayScenarios(),
+    ...fileScenarios(),
+    ...rawSqliteScenarios(),
+    ...plainjobScenarios(),
+    ...bullmqScenarios(),
+    ...pgBossScenarios(),
+  ];
 }

@@ -52,7 +52,11 @@ interface PgModule {
 const loadPg = (): PgModule => createRequire(createRequire(import.meta.url).resolve("pg-boss"))("pg") as PgModule;
 
 async function withAdminClient<T>(body: (client: PgClient) => Promise<T>, timeoutMs = 5_000): Promise<T> {
-  const client = new (loadPg().Client)({ connectionString: CONNECTION_STRING, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  const client = new (loadPg().Client)({
+    connectionString: CONNECTION_STRING,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+  });
   client.on("error", () => {}); // a dropped connection surfaces as a failed query
   await client.connect();
   try {
@@ -189,7 +193,12 @@ async function latencyAtLightLoad(size: BenchSize): Promise<Record<string, Figur
 async function available(): Promise<true | string> {
   try {
     const rows = await withAdminClient(
-      async (client) => (await client.query("SELECT current_setting('server_version') AS version, current_setting('synchronous_commit') AS sync, current_setting('fsync') AS fsync")).rows,
+      async (client) =>
+        (
+          await client.query(
+            "SELECT current_setting('server_version') AS version, current_setting('synchronous_commit') AS sync, current_setting('fsync') AS fsync",
+          )
+        ).rows,
       1_000,
     );
     const row = rows[0] ?? {};

@@ -22,7 +22,11 @@ function enqueue(size: BenchSize, perCall: number): number {
   const start = performance.now();
   for (let done = 0; done < size.jobs; done += perCall) {
     if (perCall === 1) queue.add("bench", { quantity: done });
-    else queue.addMany("bench", Array.from({ length: Math.min(perCall, size.jobs - done) }, (_, i) => ({ quantity: done + i })));
+    else
+      queue.addMany(
+        "bench",
+        Array.from({ length: Math.min(perCall, size.jobs - done) }, (_, i) => ({ quantity: done + i })),
+      );
   }
   const ms = since(start);
   queue.close();
@@ -33,7 +37,10 @@ function enqueue(size: BenchSize, perCall: number): number {
 async function process(size: BenchSize): Promise<{ ms: number; bytes: number }> {
   const { queue, file } = openQueue(size.dir);
   for (let done = 0; done < size.jobs; done += 1_000) {
-    queue.addMany("bench", Array.from({ length: Math.min(1_000, size.jobs - done) }, (_, i) => ({ quantity: done + i })));
+    queue.addMany(
+      "bench",
+      Array.from({ length: Math.min(1_000, size.jobs - done) }, (_, i) => ({ quantity: done + i })),
+    );
   }
   let completed = 0;
   let finished: () => void = () => undefined;

@@ -85,7 +85,9 @@ function post(agent: Agent, port: number, body: string): Promise<Answer> {
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }),
+        );
         res.on("error", reject);
       },
     );
@@ -139,15 +141,18 @@ const codeOf = (text: string): unknown => {
 };
 
 /** A valid answer of the core itself. */
-const coreAnswered = (_guid: string, a: Answer): string | null => (a.status === 200 && codeOf(a.text) === "0000" ? null : "not the core's 0000 answer");
+const coreAnswered = (_guid: string, a: Answer): string | null =>
+  a.status === 200 && codeOf(a.text) === "0000" ? null : "not the core's 0000 answer";
 
 /** The relay forwarded a new GUID and recorded it DONE. */
 const relayedNew = (guid: string, a: Answer): string | null =>
-  coreAnswered(guid, a) ?? (a.headers["verq-ledger-state"] === "DONE" && a.headers["idempotent-replayed"] === "false" ? null : "not a fresh DONE");
+  coreAnswered(guid, a) ??
+  (a.headers["verq-ledger-state"] === "DONE" && a.headers["idempotent-replayed"] === "false" ? null : "not a fresh DONE");
 
 /** The relay answered from the ledger. */
 const replayed = (guid: string, a: Answer): string | null =>
-  coreAnswered(guid, a) ?? (a.headers["verq-ledger-state"] === "DONE" && a.headers["idempotent-replayed"] === "true" ? null : "not a replay");
+  coreAnswered(guid, a) ??
+  (a.headers["verq-ledger-state"] === "DONE" && a.headers["idempotent-replayed"] === "true" ? null : "not a replay");
 
 const guidsFor = (prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
 
@@ -157,7 +162,10 @@ async function rig(size: BenchSize) {
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const core = await startNoOpCore();
   const store = await openStore({ path: join(dir, "ledger.sqlite"), journalMode: "wal", synchronous: "normal" });
-  const relay = new RelayService({ ledger: new GuidLedger(store), core: createHttpCoreClient({ url: `http://127.0.0.1:${core.port}` }) });
+  const relay = new RelayService({
+    ledger: new GuidLedger(store),
+    core: createHttpCoreClient({ url: `http://127.0.0.1:${core.port}` }),
+  });
   const app = createRelayServer({ relay });
   let relayPort: number;
   try {

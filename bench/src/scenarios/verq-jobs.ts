@@ -12,7 +12,11 @@ import { lower, percentile, perSecond, since, type BenchSize, type Figure, type 
 
 const DURABILITY = "WAL, synchronous=NORMAL (default)";
 
-async function withQueue<T>(size: BenchSize, name: string, work: (queue: JobQueue, store: VerqStore, file: string) => Promise<T>): Promise<T> {
+async function withQueue<T>(
+  size: BenchSize,
+  name: string,
+  work: (queue: JobQueue, store: VerqStore, file: string) => Promise<T>,
+): Promise<T> {
   const file = freshDb(size.dir, name);
   const store = await openStore({ path: file });
   try {
@@ -25,7 +29,9 @@ async function withQueue<T>(size: BenchSize, name: string, work: (queue: JobQueu
 async function enqueueAll(queue: JobQueue, count: number, prefix = "job"): Promise<void> {
   for (let done = 0; done < count; done += 1_000) {
     const n = Math.min(1_000, count - done);
-    await queue.enqueueMany(Array.from({ length: n }, (_, i) => ({ id: jobId(prefix, done + i), payload: { quantity: done + i } })));
+    await queue.enqueueMany(
+      Array.from({ length: n }, (_, i) => ({ id: jobId(prefix, done + i), payload: { quantity: done + i } })),
+    );
   }
 }
 
@@ -60,7 +66,9 @@ async function batchedLifecycle(size: BenchSize): Promise<{ rate: Figure; bytes:
     const start = performance.now();
     for (let done = 0; done < size.jobs; done += 100) {
       const n = Math.min(100, size.jobs - done);
-      await queue.enqueueMany(Array.from({ length: n }, (_, i) => ({ id: jobId("job", done + i), payload: { quantity: done + i } })));
+      await queue.enqueueMany(
+        Array.from({ length: n }, (_, i) => ({ id: jobId("job", done + i), payload: { quantity: done + i } })),
+      );
       const jobs = await queue.claimMany("w", n);
       const accepted = await queue.finishMany(jobs.map((j) => ({ id: j.id, token: j.token, outcome: "ok" as const })));
       if (jobs.length !== n || accepted.includes(false)) throw new Error("verq: batched lifecycle broke");
@@ -90,7 +98,12 @@ interface ChildResult {
 }
 
 /** Starts `count` worker processes on one file, lets them go together, and waits for their reports. */
-async function workerProcesses(db: string, count: number, concurrency: number, batchSize: number): Promise<{ wallMs: number; results: ChildResult[] }> {
+async function workerProcesses(
+  db: string,
+  count: number,
+  concurrency: number,
+  batchSize: number,
+): Promise<{ wallMs: number; results: ChildResult[] }> {
   const script = fileURLToPath(new URL("../worker-child.ts", import.meta.url));
   const children = await startReadyChildren(script, (i) => [db, `p${i + 1}`, String(concurrency), String(batchSize)], count);
   const start = performance.now();
@@ -166,7 +179,9 @@ async function claimLatencyByLogSize(size: BenchSize): Promise<Record<string, Fi
       // Each filler lifecycle writes three events (enqueued, claimed, completed).
       while ((await store.countEvents()) < target) {
         const n = Math.min(1_000, Math.ceil((target - (await store.countEvents())) / 3));
-        await queue.enqueueMany(Array.from({ length: n }, (_, i) => ({ id: jobId("fill", lifecycles + i), payload: { quantity: i } })));
+        await queue.enqueueMany(
+          Array.from({ length: n }, (_, i) => ({ id: jobId("fill", lifecycles + i), payload: { quantity: i } })),
+        );
         lifecycles += n;
         for (;;) {
           const jobs = await queue.claimMany("filler", 1_000);

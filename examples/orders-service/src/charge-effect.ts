@@ -12,7 +12,13 @@ export const chargeEffect: ReceiverEffect = async (trx, { key, body }) => {
   await trx
     .withTables<ServiceTables>()
     .insertInto("charges")
-    .values({ key, order_id: charge.orderId, amount_cents: charge.amountCents, currency: charge.currency, charged_at: Date.now() })
+    .values({
+      key,
+      order_id: charge.orderId,
+      amount_cents: charge.amountCents,
+      currency: charge.currency,
+      charged_at: Date.now(),
+    })
     .execute();
   return { ok: true, charge: key };
 };

@@ -16,10 +16,7 @@ async function main(): Promise<void> {
   const service = await startOrdersService(options);
   console.log(JSON.stringify({ event: "listening", url: service.url, db: options.db, pid: process.pid }));
   const stop = (signal: NodeJS.Signals): void => {
-    service.close().then(
-      (worker) => console.log(JSON.stringify({ event: "stopped", signal, worker })),
-      fail,
-    );
+    service.close().then((worker) => console.log(JSON.stringify({ event: "stopped", signal, worker })), fail);
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);

@@ -24,7 +24,10 @@ function refuse(message: string): never {
  */
 export function checkOrderId(value: unknown): string {
   if (typeof value !== "string" || !ORDER_ID_PATTERN.test(value)) {
-    throw new ServiceError("ORDERS_INVALID_ID", "an order id is 1-64 ASCII letters, digits, . _ or -, starting with a letter or digit");
+    throw new ServiceError(
+      "ORDERS_INVALID_ID",
+      "an order id is 1-64 ASCII letters, digits, . _ or -, starting with a letter or digit",
+    );
   }
   return value;
 }
@@ -35,11 +38,13 @@ export function checkOrderId(value: unknown): string {
  * letters). Anything else throws `ORDERS_INVALID_BODY`, before anything is written.
  */
 export function parseOrder(body: unknown): NewOrder {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) refuse("send a JSON object: {id, customer, amountCents, currency}");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    refuse("send a JSON object: {id, customer, amountCents, currency}");
   const fields = body as Record<string, unknown>;
   const extra = Object.keys(fields).filter((key) => !(FIELDS as readonly string[]).includes(key));
   if (extra.length > 0) refuse(`unknown fields: ${extra.length}; an order has only id, customer, amountCents and currency`);
-  if (typeof fields.id !== "string" || !ORDER_ID_PATTERN.test(fields.id)) refuse("id: 1-64 ASCII letters, digits, . _ or -, starting with a letter or digit");
+  if (typeof fields.id !== "string" || !ORDER_ID_PATTERN.test(fields.id))
+    refuse("id: 1-64 ASCII letters, digits, . _ or -, starting with a letter or digit");
   if (typeof fields.customer !== "string" || !ORDER_ID_PATTERN.test(fields.customer)) {
     refuse("customer: 1-64 ASCII letters, digits, . _ or -, starting with a letter or digit");
   }
@@ -47,6 +52,7 @@ export function parseOrder(body: unknown): NewOrder {
   if (typeof amount !== "number" || !Number.isSafeInteger(amount) || amount < 1 || amount > MAX_AMOUNT_CENTS) {
     refuse(`amountCents: a whole number of cents from 1 to ${MAX_AMOUNT_CENTS}`);
   }
-  if (typeof fields.currency !== "string" || !/^[A-Z]{3}$/.test(fields.currency)) refuse("currency: three capital letters (ISO 4217), e.g. EUR");
+  if (typeof fields.currency !== "string" || !/^[A-Z]{3}$/.test(fields.currency))
+    refuse("currency: three capital letters (ISO 4217), e.g. EUR");
   return { id: fields.id, customer: fields.customer, amountCents: amount, currency: fields.currency };
 }

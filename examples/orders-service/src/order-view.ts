@@ -36,6 +36,12 @@ export async function readOrder(store: VerqStore, queue: JobQueue, id: string): 
     amountCents: order.amount_cents,
     currency: order.currency,
     createdAt: order.created_at,
-    charge: { jobId, state: job?.state ?? null, token: job?.token ?? 0, attempts: job?.attempts ?? 0, charged: charge !== undefined },
+    charge: {
+      jobId,
+      state: job?.state ?? null,
+      token: job?.token ?? 0,
+      attempts: job?.attempts ?? 0,
+      charged: charge !== undefined,
+    },
   };
 }

@@ -43,7 +43,8 @@ export const ordersRoutes: FastifyPluginCallback<OrdersRoutesOptions> = (app, { 
     const status = error.statusCode ?? 500;
     if (status === 413) return sendError(reply, 413, "ORDERS_BODY_TOO_LARGE", "an order body is at most 16 KiB");
     if (status === 415) return sendError(reply, 415, "ORDERS_UNSUPPORTED_MEDIA_TYPE", "send the order as application/json");
-    if (status >= 400 && status < 500) return sendError(reply, 400, "ORDERS_INVALID_BODY", "send a JSON object: {id, customer, amountCents, currency}");
+    if (status >= 400 && status < 500)
+      return sendError(reply, 400, "ORDERS_INVALID_BODY", "send a JSON object: {id, customer, amountCents, currency}");
     request.log.error({ err: error }, "orders: unexpected error");
     return sendError(reply, 500, "ORDERS_UNEXPECTED", "the order service failed; nothing was placed, try again");
   });

@@ -26,7 +26,12 @@ function sameOrder(row: OrderRow, order: NewOrder): boolean {
  * after the insert and the enqueue, inside the transaction; `orders.afterCommit`, right after
  * the commit, before the client has its answer and before any delivery.
  */
-export async function placeOrder(store: VerqStore, queue: JobQueue, order: NewOrder, now = Date.now()): Promise<PlaceOrderResult> {
+export async function placeOrder(
+  store: VerqStore,
+  queue: JobQueue,
+  order: NewOrder,
+  now = Date.now(),
+): Promise<PlaceOrderResult> {
   const result = await store.transaction(async (trx) => {
     const orders = trx.withTables<ServiceTables>();
     const existing = await orders.selectFrom("orders").selectAll().where("id", "=", order.id).executeTakeFirst();
@@ -34,7 +39,13 @@ export async function placeOrder(store: VerqStore, queue: JobQueue, order: NewOr
       if (sameOrder(existing, order)) return { created: false, order: existing };
       throw new ServiceError("ORDERS_ID_CONFLICT", "an order with this id exists with other contents; choose a new id");
     }
-    const row: OrderRow = { id: order.id, customer: order.customer, amount_cents: order.amountCents, currency: order.currency, created_at: now };
+    const row: OrderRow = {
+      id: order.id,
+      customer: order.customer,
+      amount_cents: order.amountCents,
+      currency: order.currency,
+      created_at: now,
+    };
     await orders.insertInto("orders").values(row).execute();
     await queue.enqueue({ id: chargeJobId(row.id), payload: chargePayload(row) }, { trx });
     failpoint("orders.beforeCommit");

@@ -34,7 +34,8 @@ async function start(db: string, env: Record<string, string> = {}, args: readonl
 
 const order = (id: string, amountCents = 1299) => ({ id, customer: "c-42", amountCents, currency: "EUR" });
 const getOrder = (service: ServiceProcess, id: string) => requestJson<OrderView>("GET", `${service.url}/orders/${id}`);
-const counts = async (service: ServiceProcess) => (await requestJson<PaymentCounts>("GET", `${service.url}/payments/counts`)).body;
+const counts = async (service: ServiceProcess) =>
+  (await requestJson<PaymentCounts>("GET", `${service.url}/payments/counts`)).body;
 const chargeDone = (service: ServiceProcess, id: string) =>
   waitFor(
     () => getOrder(service, id),
@@ -60,13 +61,23 @@ describe("orders service: verq embedded through its packages", () => {
       [400, "ORDERS_INVALID_BODY"],
       [415, "ORDERS_UNSUPPORTED_MEDIA_TYPE"],
     ]);
-    expect(await inspectStore(db, "o-bad")).toMatchObject({ order: null, job: null, jobEvents: 0, charges: 0, totals: { orders: 0, events: 0 } });
+    expect(await inspectStore(db, "o-bad")).toMatchObject({
+      order: null,
+      job: null,
+      jobEvents: 0,
+      charges: 0,
+      totals: { orders: 0, events: 0 },
+    });
 
     const placed = await requestJson<{ created: boolean; order: OrderView }>("POST", `${service.url}/orders`, order("o-1"));
     expect(placed.status).toBe(201);
     expect(placed.body.created).toBe(true);
     const done = await chargeDone(service, "o-1");
-    expect(done.body).toMatchObject({ id: "o-1", amountCents: 1299, charge: { jobId: "charge-o-1", state: "done", token: 1, attempts: 1, charged: true } });
+    expect(done.body).toMatchObject({
+      id: "o-1",
+      amountCents: 1299,
+      charge: { jobId: "charge-o-1", state: "done", token: 1, attempts: 1, charged: true },
+    });
     expect(await counts(service)).toEqual({ requests: 1, effects: 1, charges: 1 });
 
     // Placing the same order again (a client retrying) enqueues nothing and charges nothing.
@@ -74,14 +85,25 @@ describe("orders service: verq embedded through its packages", () => {
     expect([again.status, again.body.created]).toEqual([200, false]);
     const conflict = await requestJson<{ error: { code: string } }>("POST", `${service.url}/orders`, order("o-1", 5));
     expect([conflict.status, conflict.body.error.code]).toEqual([409, "ORDERS_ID_CONFLICT"]);
-    expect((await requestJson<{ error: { code: string } }>("GET", `${service.url}/orders/o-missing`)).body.error.code).toBe("ORDERS_NOT_FOUND");
+    expect((await requestJson<{ error: { code: string } }>("GET", `${service.url}/orders/o-missing`)).body.error.code).toBe(
+      "ORDERS_NOT_FOUND",
+    );
 
     expect(await service.stop("SIGTERM")).toEqual({ code: 0, signal: null });
     const stopped = service.events.find((e) => e.event === "stopped");
     expect(stopped).toMatchObject({ signal: "SIGTERM", worker: { claimed: 1, ok: 1, refused: 0 } });
     const after = await inspectStore(db, "o-1");
     expect(after).toMatchObject({ job: { state: "done", token: 1 }, charges: 1, receiver: { requests: 1, effects: 1 } });
-    console.log("[orders happy path]", JSON.stringify({ startMs: service.startMs, refusals: refusals.length, token: done.body.charge.token, ...after.receiver, charges: after.charges }));
+    console.log(
+      "[orders happy path]",
+      JSON.stringify({
+        startMs: service.startMs,
+        refusals: refusals.length,
+        token: done.body.charge.token,
+        ...after.receiver,
+        charges: after.charges,
+      }),
+    );
   });
 
   it("P2 rollback: an enqueue verq refuses rolls the order back; a crash inside the transaction leaves neither order nor job", async () => {
@@ -89,7 +111,11 @@ describe("orders service: verq embedded through its packages", () => {
     // Another writer already enqueued a charge-o-taken job with another payload, due in an hour.
     const store = await openStore({ path: db });
     try {
-      await new JobQueue(store).enqueue({ id: "charge-o-taken", payload: { orderId: "elsewhere" }, availableAt: Date.now() + 3_600_000 });
+      await new JobQueue(store).enqueue({
+        id: "charge-o-taken",
+        payload: { orderId: "elsewhere" },
+        availableAt: Date.now() + 3_600_000,
+      });
     } finally {
       await store.close();
     }
@@ -98,7 +124,11 @@ describe("orders service: verq embedded through its packages", () => {
     expect([refused.status, refused.body.error.code]).toEqual([409, "VERQ_ENQUEUE_CONFLICT"]);
     expect((await getOrder(service, "o-taken")).status).toBe(404);
     const taken = await inspectStore(db, "o-taken");
-    expect(taken).toMatchObject({ order: null, job: { state: "pending", token: 0, payload: { orderId: "elsewhere" } }, jobEvents: 1 });
+    expect(taken).toMatchObject({
+      order: null,
+      job: { state: "pending", token: 0, payload: { orderId: "elsewhere" } },
+      jobEvents: 1,
+    });
     expect(await service.stop()).toEqual({ code: 0, signal: null });
 
     // Exit 73 after the insert and the enqueue, before the commit: nothing of the order survives.
@@ -111,14 +141,24 @@ describe("orders service: verq embedded through its packages", () => {
     expect((await getOrder(restarted, "o-2")).status).toBe(404);
     const rolledBack = await inspectStore(db, "o-2");
     // Only the other writer's job and its one event are in the file.
-    expect(rolledBack).toMatchObject({ order: null, job: null, jobEvents: 0, charges: 0, receiver: { requests: 0, effects: 0 }, totals: { orders: 0, events: 1 } });
+    expect(rolledBack).toMatchObject({
+      order: null,
+      job: null,
+      jobEvents: 0,
+      charges: 0,
+      receiver: { requests: 0, effects: 0 },
+      totals: { orders: 0, events: 1 },
+    });
     expect(await restarted.stop()).toEqual({ code: 0, signal: null });
-    console.log("[orders rollback]", JSON.stringify({
+    console.log(
+      "[orders rollback]",
+      JSON.stringify({
         refusedWith: refused.body.error.code,
         crashExit: crashed.code,
         ordersAfterCrash: rolledBack.order === null ? 0 : 1,
         jobEventsAfterCrash: rolledBack.jobEvents,
-      }));
+      }),
+    );
   });
 
   it("P2, J8: exit 73 right after the order's commit, before any answer or delivery; after restart the charge is made exactly once", async () => {
@@ -129,7 +169,12 @@ describe("orders service: verq embedded through its packages", () => {
     const crashed = await crashing.exited;
     expect(crashed).toEqual({ code: 73, signal: null });
     const between = await inspectStore(db, "o-3");
-    expect(between).toMatchObject({ order: { id: "o-3", amount_cents: 1299 }, job: { state: "pending", token: 0 }, charges: 0, receiver: { requests: 0 } });
+    expect(between).toMatchObject({
+      order: { id: "o-3", amount_cents: 1299 },
+      job: { state: "pending", token: 0 },
+      charges: 0,
+      receiver: { requests: 0 },
+    });
 
     const restartAt = performance.now();
     const restarted = await start(db);
@@ -145,7 +190,15 @@ describe("orders service: verq embedded through its packages", () => {
     expect(await restarted.stop()).toEqual({ code: 0, signal: null });
     console.log(
       "[orders crash after commit]",
-      JSON.stringify({ exit: crashed.code, receiverRequests: seen.requests, effects: seen.effects, charges: seen.charges, token: done.body.charge.token, restartStartMs: restarted.startMs, restartToDoneMs }),
+      JSON.stringify({
+        exit: crashed.code,
+        receiverRequests: seen.requests,
+        effects: seen.effects,
+        charges: seen.charges,
+        token: done.body.charge.token,
+        restartStartMs: restarted.startMs,
+        restartToDoneMs,
+      }),
     );
   });
 
@@ -178,7 +231,16 @@ describe("orders service: verq embedded through its packages", () => {
     }
     console.log(
       "[orders crash after send]",
-      JSON.stringify({ exit: crashed.code, leaseMs, receiverRequests: seen.requests, effects: seen.effects, charges: seen.charges, tokens: [between.job?.token, done.body.charge.token], restartStartMs: restarted.startMs, restartToDoneMs }),
+      JSON.stringify({
+        exit: crashed.code,
+        leaseMs,
+        receiverRequests: seen.requests,
+        effects: seen.effects,
+        charges: seen.charges,
+        tokens: [between.job?.token, done.body.charge.token],
+        restartStartMs: restarted.startMs,
+        restartToDoneMs,
+      }),
     );
   });
 });

@@ -36,7 +36,14 @@ export {
   type FileOutcome,
   type HandlerTransaction,
 } from "./files/file-consumer.ts";
-export { DEFAULT_PROFILE, FIELD_TYPES, loadProfile, parseProfile, type FieldType, type FileQueueProfile } from "./files/profile.ts";
+export {
+  DEFAULT_PROFILE,
+  FIELD_TYPES,
+  loadProfile,
+  parseProfile,
+  type FieldType,
+  type FileQueueProfile,
+} from "./files/profile.ts";
 export { formatLag, measureLag, type QueueLag } from "./files/queue-lag.ts";
 export { listErrors, type ErrorEntry } from "./files/error-list.ts";
 export { replayFile } from "./files/replay-file.ts";

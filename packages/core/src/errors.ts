@@ -69,10 +69,7 @@ export class BadAck extends VerqError {
 
   constructor(received: unknown) {
     const receivedType = received === null ? "null" : typeof received;
-    super(
-      "VERQ_BAD_ACK",
-      `sender returned a ${receivedType}, not exactly true; the job stays leased until its lease expires`,
-    );
+    super("VERQ_BAD_ACK", `sender returned a ${receivedType}, not exactly true; the job stays leased until its lease expires`);
     this.receivedType = receivedType;
   }
 }

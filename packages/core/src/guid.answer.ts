@@ -29,8 +29,7 @@ export type CoreOutcome =
 
 /** What the core's inquiry API said about a GUID, as the guid machine takes it (see `guid.resolve`). */
 export type InquiryAnswer =
-  | { readonly kind: "found"; readonly code: string; readonly response: string }
-  | { readonly kind: "not-found" };
+  { readonly kind: "found"; readonly code: string; readonly response: string } | { readonly kind: "not-found" };
 
 /**
  * Reads a core answer: valid only with HTTP 200 and a JSON object whose `guid` is the GUID

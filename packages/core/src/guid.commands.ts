@@ -54,13 +54,7 @@ export interface PurgeCommand {
 }
 
 export type GuidCommand =
-  | SendCommand
-  | RepeatCommand
-  | RecordCommand
-  | ResolveCommand
-  | ReprocessCommand
-  | RecoverCommand
-  | PurgeCommand;
+  SendCommand | RepeatCommand | RecordCommand | ResolveCommand | ReprocessCommand | RecoverCommand | PurgeCommand;
 
 /** Typed creators: the only place command type strings are spelled. */
 export const guidCommands = {

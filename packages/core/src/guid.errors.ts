@@ -9,10 +9,7 @@ import { VerqError, isVerqError, type VerqErrorCode } from "./errors.ts";
  *   resend window would let a late resend be processed as new (SPEC G7).
  */
 export type GuidErrorCode =
-  | "VERQ_UNKNOWN_GUID"
-  | "VERQ_INVALID_GUID"
-  | "VERQ_GUID_PAYLOAD_MISMATCH"
-  | "VERQ_PURGE_RETENTION_TOO_SHORT";
+  "VERQ_UNKNOWN_GUID" | "VERQ_INVALID_GUID" | "VERQ_GUID_PAYLOAD_MISMATCH" | "VERQ_PURGE_RETENTION_TOO_SHORT";
 
 /** An error of the relay or its ledger; a {@link VerqError} with one of the {@link GuidErrorCode}s. */
 export class GuidError extends VerqError {

@@ -22,7 +22,12 @@ export interface GuidSent {
 export interface GuidDone {
   readonly type: "guid.done";
   /** `via`: the call's own answer, a late answer to an entry already UNKNOWN, or the inquiry API. */
-  readonly data: { readonly code: string; readonly response: string; readonly via: "answer" | "late-answer" | "inquiry"; readonly at: number };
+  readonly data: {
+    readonly code: string;
+    readonly response: string;
+    readonly via: "answer" | "late-answer" | "inquiry";
+    readonly at: number;
+  };
 }
 export interface GuidUnknown {
   readonly type: "guid.unknown";

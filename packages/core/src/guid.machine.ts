@@ -64,13 +64,15 @@ export const guidMachine = setup({
     isCurrentAttempt: ({ context, event }) => event.type === "guid.record" && event.attempt === context.entry.attempts,
     outcomeAnswered: ({ event }) => event.type === "guid.record" && event.outcome.kind === "answered",
     outcomeNotSent: ({ event }) => event.type === "guid.record" && event.outcome.kind === "not-sent",
-    olderThanMinAge: ({ context, event }) => event.type === "guid.resolve" && isOldEnough(context.entry, event.now, event.minAgeMs),
+    olderThanMinAge: ({ context, event }) =>
+      event.type === "guid.resolve" && isOldEnough(context.entry, event.now, event.minAgeMs),
     inquiryFound: ({ event }) => event.type === "guid.resolve" && event.answer.kind === "found",
     olderThanRecoveryLimit: ({ context, event }) =>
       event.type === "guid.recover" && isOldEnough(context.entry, event.now, event.olderThanMs),
     retentionCoversResendWindow: ({ event }) =>
       event.type === "guid.purge" && retentionCoversResendWindow(event.retentionMs, event.resendWindowMs),
-    olderThanRetention: ({ context, event }) => event.type === "guid.purge" && isOldEnough(context.entry, event.now, event.retentionMs),
+    olderThanRetention: ({ context, event }) =>
+      event.type === "guid.purge" && isOldEnough(context.entry, event.now, event.retentionMs),
   },
   actions: {
     refuse: assign((_, params: { refusal: GuidRefusal }) => ({ refusal: params.refusal })),
@@ -90,7 +92,11 @@ export const guidMachine = setup({
     }),
     lose: assign(({ context, event }) => {
       const reason: GuidUnknown["data"]["reason"] =
-        event.type === "guid.recover" ? "recovered" : event.type === "guid.record" && event.outcome.kind === "invalid-answer" ? "invalid-answer" : "no-answer";
+        event.type === "guid.recover"
+          ? "recovered"
+          : event.type === "guid.record" && event.outcome.kind === "invalid-answer"
+            ? "invalid-answer"
+            : "no-answer";
       return record(context, guidEvents.unknown({ reason, at: event.now }));
     }),
     fail: assign(({ context, event }, params: { reason: GuidFailed["data"]["reason"] }) =>
@@ -98,7 +104,10 @@ export const guidMachine = setup({
     ),
     purge: assign(({ context, event }) => {
       if (event.type !== "guid.purge") return {};
-      return record(context, guidEvents.purged({ retentionMs: event.retentionMs, resendWindowMs: event.resendWindowMs, at: event.now }));
+      return record(
+        context,
+        guidEvents.purged({ retentionMs: event.retentionMs, resendWindowMs: event.resendWindowMs, at: event.now }),
+      );
     }),
   },
 }).createMachine({

@@ -11,7 +11,14 @@ export {
   type VerqErrorCode,
 } from "./errors.ts";
 export { canonicalJson, type JsonValue } from "./json.ts";
-export { jobCommands, type ClaimCommand, type FinishCommand, type HeartbeatCommand, type JobCommand, type RedriveCommand } from "./job.commands.ts";
+export {
+  jobCommands,
+  type ClaimCommand,
+  type FinishCommand,
+  type HeartbeatCommand,
+  type JobCommand,
+  type RedriveCommand,
+} from "./job.commands.ts";
 export { createJobDecider, decideJob, type JobDecider, type JobDecision } from "./job.decide.ts";
 export { JOB_EVENT_TYPES, JOB_STREAM, jobEvents, type JobEnqueued, type JobEvent, type JobEventType } from "./job.events.ts";
 export { evolveJob, foldJob } from "./job.evolve.ts";

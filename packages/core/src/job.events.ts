@@ -47,14 +47,7 @@ export interface JobRedriven {
 
 /** Every fact recorded about a job. Names are namespaced `job.*` strings. */
 export type JobEvent =
-  | JobEnqueued
-  | JobClaimed
-  | JobLeaseExpired
-  | JobLeaseExtended
-  | JobCompleted
-  | JobRetryScheduled
-  | JobDied
-  | JobRedriven;
+  JobEnqueued | JobClaimed | JobLeaseExpired | JobLeaseExtended | JobCompleted | JobRetryScheduled | JobDied | JobRedriven;
 
 export type JobEventType = JobEvent["type"];
 

@@ -86,9 +86,7 @@ export const jobMachine = setup({
         jobEvents.leaseExtended({ token: context.job.token, leaseUntil: event.now + event.leaseMs, at: event.now }),
       );
     }),
-    complete: assign(({ context, event }) =>
-      record(context, jobEvents.completed({ token: context.job.token, at: event.now })),
-    ),
+    complete: assign(({ context, event }) => record(context, jobEvents.completed({ token: context.job.token, at: event.now }))),
     die: assign(({ context, event }, params: { reason: DeadReason }) =>
       record(context, jobEvents.died({ token: context.job.token, reason: params.reason, at: event.now })),
     ),

@@ -51,8 +51,5 @@ export function canonicalJson(value: unknown, what = "payload"): string {
 }
 
 function invalid(what: string, path: string, found: string): VerqError {
-  return new VerqError(
-    "VERQ_INVALID_PAYLOAD",
-    `the ${what} must be plain JSON; found ${found} at ${path}`,
-  );
+  return new VerqError("VERQ_INVALID_PAYLOAD", `the ${what} must be plain JSON; found ${found} at ${path}`);
 }

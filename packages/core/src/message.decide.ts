@@ -33,7 +33,8 @@ export function createMessageDecider(machine: MessageMachine = messageMachine): 
       const snapshot = machine.resolveState({ value: current.state, context: { message: current, emitted: [], refusal: null } });
       const next = machine.transition(snapshot, command, scope);
       if (next.context.refusal !== null) return { accepted: false, refusal: next.context.refusal, command: command.type };
-      if (next === snapshot || next.context.emitted.length === 0) return { accepted: false, refusal: "unhandled", command: command.type };
+      if (next === snapshot || next.context.emitted.length === 0)
+        return { accepted: false, refusal: "unhandled", command: command.type };
       if (next.value !== next.context.message.state) {
         throw new Error(`message machine ended in ${String(next.value)} but its events fold to ${next.context.message.state}`);
       }

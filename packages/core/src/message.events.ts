@@ -6,7 +6,13 @@ export const MESSAGE_STREAM = "message";
 export interface MessageClaimed {
   readonly type: "message.claimed";
   /** `recovered`: the file was taken over from `processing/`, left there by a consumer that died. */
-  readonly data: { readonly claimId: string; readonly owner: string; readonly file: string; readonly recovered: boolean; readonly at: number };
+  readonly data: {
+    readonly claimId: string;
+    readonly owner: string;
+    readonly file: string;
+    readonly recovered: boolean;
+    readonly at: number;
+  };
 }
 export interface MessageRecorded {
   readonly type: "message.recorded";

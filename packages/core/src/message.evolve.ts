@@ -24,7 +24,15 @@ export function evolveMessage(message: Message, event: MessageEvent): Message {
     case "message.rejected":
       return { ...base, state: "error", file: event.data.file, reason: event.data.reason, detail: event.data.detail };
     case "message.replayed":
-      return { ...base, state: "inbox", file: event.data.file, owner: null, reason: null, detail: null, replays: message.replays + 1 };
+      return {
+        ...base,
+        state: "inbox",
+        file: event.data.file,
+        owner: null,
+        reason: null,
+        detail: null,
+        replays: message.replays + 1,
+      };
   }
 }
 

@@ -23,7 +23,13 @@ export const MESSAGE_STATES: readonly MessageState[] = ["inbox", "processing", "
 export type MessageErrorReason = "parse" | "too-large" | "missing-field" | "invalid-field" | "handler";
 
 /** Every error reason. */
-export const MESSAGE_ERROR_REASONS: readonly MessageErrorReason[] = ["parse", "too-large", "missing-field", "invalid-field", "handler"];
+export const MESSAGE_ERROR_REASONS: readonly MessageErrorReason[] = [
+  "parse",
+  "too-large",
+  "missing-field",
+  "invalid-field",
+  "handler",
+];
 
 /** The class of an error reason: what it takes to get the message through (SPEC F5). */
 export type MessageErrorKind = "format" | "business" | "processing";

@@ -19,7 +19,14 @@ const accepted = (decision: GuidDecision): LedgerEntry => {
 };
 const refusal = (decision: GuidDecision) => (decision.accepted ? `accepted → ${decision.entry.state}` : decision.refusal);
 const repeat = (entry: LedgerEntry, options: { fingerprint?: string; maxAttempts?: number; now?: number } = {}) =>
-  decideGuid(entry, guidCommands.repeat({ fingerprint: options.fingerprint ?? FINGERPRINT, maxAttempts: options.maxAttempts ?? 5, now: options.now ?? 2_000 }));
+  decideGuid(
+    entry,
+    guidCommands.repeat({
+      fingerprint: options.fingerprint ?? FINGERPRINT,
+      maxAttempts: options.maxAttempts ?? 5,
+      now: options.now ?? 2_000,
+    }),
+  );
 const answered = { kind: "answered", code: "0000", response: ANSWER } as const;
 
 describe("guidMachine: what a repeated GUID gets (SPEC G3)", () => {
@@ -47,7 +54,11 @@ describe("guidMachine: what a repeated GUID gets (SPEC G3)", () => {
 
 describe("guidMachine: the send and its outcome (SPEC G4)", () => {
   it("G4: only a RECEIVED entry is handed to the core; it becomes SENT with attempt 1", () => {
-    expect(accepted(decideGuid(entryIn("RECEIVED"), guidCommands.send({ now: 1_500 })))).toMatchObject({ state: "SENT", attempts: 1, updatedAt: 1_500 });
+    expect(accepted(decideGuid(entryIn("RECEIVED"), guidCommands.send({ now: 1_500 })))).toMatchObject({
+      state: "SENT",
+      attempts: 1,
+      updatedAt: 1_500,
+    });
     for (const state of ["SENT", "DONE", "UNKNOWN", "FAILED"] as const) {
       expect(refusal(decideGuid(entryIn(state), guidCommands.send({ now: 1_500 }))), state).toBe("not-received");
     }
@@ -58,7 +69,10 @@ describe("guidMachine: the send and its outcome (SPEC G4)", () => {
     const record = (outcome: Parameters<typeof guidCommands.record>[0]["outcome"]) =>
       decideGuid(sent, guidCommands.record({ attempt: 1, outcome, now: 1_200 }));
     expect(accepted(record(answered))).toMatchObject({ state: "DONE", code: "0000", response: ANSWER });
-    expect(accepted(record({ kind: "answered", code: "B201", response: '{"guid":"g-1","code":"B201"}' }))).toMatchObject({ state: "DONE", code: "B201" });
+    expect(accepted(record({ kind: "answered", code: "B201", response: '{"guid":"g-1","code":"B201"}' }))).toMatchObject({
+      state: "DONE",
+      code: "B201",
+    });
     expect(accepted(record({ kind: "not-sent" }))).toMatchObject({ state: "FAILED", code: "E902", response: null });
     expect(accepted(record({ kind: "no-answer" }))).toMatchObject({ state: "UNKNOWN", code: "E901" });
     const invalid = record({ kind: "invalid-answer" });
@@ -72,13 +86,22 @@ describe("guidMachine: the send and its outcome (SPEC G4)", () => {
   });
 
   it("G5: an UNKNOWN entry is settled only by the inquiry, never by a late answer", () => {
-    expect(refusal(decideGuid(entryIn("UNKNOWN"), guidCommands.record({ attempt: 1, outcome: answered, now: 1_200 })))).toBe("not-in-flight");
+    expect(refusal(decideGuid(entryIn("UNKNOWN"), guidCommands.record({ attempt: 1, outcome: answered, now: 1_200 })))).toBe(
+      "not-in-flight",
+    );
   });
 });
 
 describe("guidMachine: resolve, reprocess, recover, purge (SPEC G5-G7)", () => {
   const resolve = (entry: LedgerEntry, now: number, found = true) =>
-    decideGuid(entry, guidCommands.resolve({ answer: found ? { kind: "found", code: "0000", response: ANSWER } : { kind: "not-found" }, minAgeMs: 500, now }));
+    decideGuid(
+      entry,
+      guidCommands.resolve({
+        answer: found ? { kind: "found", code: "0000", response: ANSWER } : { kind: "not-found" },
+        minAgeMs: 500,
+        now,
+      }),
+    );
 
   it("G5: an UNKNOWN younger than the min age is not settled; at the min age, found → DONE and not found → FAILED", () => {
     const unknown = entryIn("UNKNOWN", { at: 1_000 });
@@ -86,11 +109,13 @@ describe("guidMachine: resolve, reprocess, recover, purge (SPEC G5-G7)", () => {
     expect(refusal(resolve(unknown, 1_499, false))).toBe("too-young");
     expect(accepted(resolve(unknown, 1_500))).toMatchObject({ state: "DONE", code: "0000", response: ANSWER });
     expect(accepted(resolve(unknown, 1_500, false))).toMatchObject({ state: "FAILED", code: "E902" });
-    for (const state of ["RECEIVED", "SENT", "DONE", "FAILED"] as const) expect(refusal(resolve(entryIn(state), 9_999))).toBe("not-unknown");
+    for (const state of ["RECEIVED", "SENT", "DONE", "FAILED"] as const)
+      expect(refusal(resolve(entryIn(state), 9_999))).toBe("not-unknown");
   });
 
   it("G6: reprocess takes only FAILED, below the cap, and keeps the GUID; never UNKNOWN", () => {
-    const reprocess = (entry: LedgerEntry, maxAttempts: number) => decideGuid(entry, guidCommands.reprocess({ maxAttempts, now: 5_000 }));
+    const reprocess = (entry: LedgerEntry, maxAttempts: number) =>
+      decideGuid(entry, guidCommands.reprocess({ maxAttempts, now: 5_000 }));
     expect(accepted(reprocess(entryIn("FAILED", { attempts: 1 }), 3))).toMatchObject({ guid: "g-1", state: "SENT", attempts: 2 });
     expect(refusal(reprocess(entryIn("FAILED", { attempts: 3 }), 3))).toBe("attempts-exhausted");
     expect(refusal(reprocess(entryIn("UNKNOWN"), 3))).toBe("not-failed");
@@ -102,7 +127,8 @@ describe("guidMachine: resolve, reprocess, recover, purge (SPEC G5-G7)", () => {
     expect(refusal(recover(entryIn("RECEIVED", { at: 1_000 }), 1_099))).toBe("too-young");
     expect(accepted(recover(entryIn("RECEIVED", { at: 1_000 }), 1_100))).toMatchObject({ state: "FAILED", attempts: 0 });
     expect(accepted(recover(entryIn("SENT", { at: 1_000 }), 1_100))).toMatchObject({ state: "UNKNOWN" });
-    for (const state of ["DONE", "UNKNOWN", "FAILED"] as const) expect(refusal(recover(entryIn(state), 9_999))).toBe("not-in-flight");
+    for (const state of ["DONE", "UNKNOWN", "FAILED"] as const)
+      expect(refusal(recover(entryIn(state), 9_999))).toBe("not-in-flight");
   });
 
   it("G7: purge takes only DONE, only with a retention longer than the resend window, only once older than the retention", () => {
@@ -175,5 +201,15 @@ describe("guidMachine as a definition", () => {
 
 function inertScope(): Parameters<typeof guidMachine.transition>[2] {
   const self = createActor(guidMachine, { input: entryIn("RECEIVED") });
-  return { self, id: "", sessionId: "", logger: () => {}, defer: () => {}, emit: () => {}, stopChild: () => {}, actionExecutor: () => {}, system: self.system };
+  return {
+    self,
+    id: "",
+    sessionId: "",
+    logger: () => {},
+    defer: () => {},
+    emit: () => {},
+    stopChild: () => {},
+    actionExecutor: () => {},
+    system: self.system,
+  };
 }

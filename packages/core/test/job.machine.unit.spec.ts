@@ -7,8 +7,7 @@ function accepted(decision: JobDecision): Job {
   return decision.job;
 }
 
-const claim = (job: Job, now: number, owner = "A", leaseMs = 100) =>
-  decideJob(job, jobCommands.claim({ owner, leaseMs, now }));
+const claim = (job: Job, now: number, owner = "A", leaseMs = 100) => decideJob(job, jobCommands.claim({ owner, leaseMs, now }));
 const finish = (job: Job, token: number, outcome: "ok" | "retry" | "permanent", now: number, retryDelayMs = 10) =>
   decideJob(job, jobCommands.finish({ token, outcome, now, retryDelayMs }));
 
@@ -52,14 +51,25 @@ describe("jobMachine (pure decisions)", () => {
 
   it("J4: permanent → dead(permanent)", () => {
     const leased = accepted(claim(pendingJob(), 1_000));
-    expect(accepted(finish(leased, 1, "permanent", 1_050))).toMatchObject({ state: "dead", reason: "permanent", deadSince: 1_050 });
+    expect(accepted(finish(leased, 1, "permanent", 1_050))).toMatchObject({
+      state: "dead",
+      reason: "permanent",
+      deadSince: 1_050,
+    });
   });
 
   it("J4: retry at attempts max - 1 schedules the next run; at max it is dead(exhausted)", () => {
     let job = pendingJob({ maxAttempts: 2 });
     job = accepted(claim(job, 1_000));
     const retried = accepted(finish(job, 1, "retry", 1_010, 40));
-    expect(retried).toMatchObject({ state: "pending", attempts: 1, availableAt: 1_050, owner: null, leaseUntil: null, reason: null });
+    expect(retried).toMatchObject({
+      state: "pending",
+      attempts: 1,
+      availableAt: 1_050,
+      owner: null,
+      leaseUntil: null,
+      reason: null,
+    });
     job = accepted(claim(retried, 1_050));
     expect(job.attempts).toBe(2);
     expect(accepted(finish(job, 2, "retry", 1_060))).toMatchObject({ state: "dead", reason: "exhausted" });

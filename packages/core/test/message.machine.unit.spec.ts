@@ -19,7 +19,20 @@ const fresh = () => newMessage("c1", "a.json", 1_000);
 const claim = (m: Message, claimId = "c1", now = 1_001) =>
   decideMessage(m, messageCommands.claim({ claimId, owner: "7@host", file: "a.json", recovered: false, now }));
 const record = (m: Message, outcome: "recorded" | "duplicate" = "recorded", claimId = "c1") =>
-  decideMessage(m, messageCommands.record({ claimId, outcome, key: "M1", group: "O-1", sequence: 1, amount: 5, message: "{}", file: "a.json", now: 1_002 }));
+  decideMessage(
+    m,
+    messageCommands.record({
+      claimId,
+      outcome,
+      key: "M1",
+      group: "O-1",
+      sequence: 1,
+      amount: 5,
+      message: "{}",
+      file: "a.json",
+      now: 1_002,
+    }),
+  );
 const reject = (m: Message, claimId = "c1", reason: "parse" | "missing-field" = "parse") =>
   decideMessage(m, messageCommands.reject({ claimId, reason, detail: "not valid JSON", file: "a.json", now: 1_002 }));
 const replay = (m: Message) => decideMessage(m, messageCommands.replay({ file: "a.json", by: "command", now: 1_003 }));
@@ -56,15 +69,14 @@ describe("messageMachine (pure decisions)", () => {
 
   it("F5: an unknown reason is refused; reasons are classed as format, business or processing", () => {
     const claimed = accepted(claim(fresh()));
-    const odd = decideMessage(claimed, messageCommands.reject({ claimId: "c1", reason: "boom" as "parse", detail: "", file: "a.json", now: 2 }));
+    const odd = decideMessage(
+      claimed,
+      messageCommands.reject({ claimId: "c1", reason: "boom" as "parse", detail: "", file: "a.json", now: 2 }),
+    );
     expect(odd).toEqual({ accepted: false, refusal: "unknown-reason", command: "message.reject" });
-    expect(["parse", "too-large", "missing-field", "invalid-field", "handler"].map((r) => messageErrorKind(r as "parse"))).toEqual([
-      "format",
-      "format",
-      "business",
-      "business",
-      "processing",
-    ]);
+    expect(
+      ["parse", "too-large", "missing-field", "invalid-field", "handler"].map((r) => messageErrorKind(r as "parse")),
+    ).toEqual(["format", "format", "business", "business", "processing"]);
   });
 
   it("F3: several commands decide as one: all their events, or the first refusal and nothing", () => {
@@ -75,7 +87,11 @@ describe("messageMachine (pure decisions)", () => {
       messageCommands.claim({ claimId: "c2", owner: "8@host", file: "a.json", recovered: false, now: 5 }),
     );
     expect(both.accepted && both.events.map((e) => e.type)).toEqual(["message.replayed", "message.claimed"]);
-    const refused = decideMessage(failed, messageCommands.claim({ claimId: "c2", owner: "8@host", file: "a.json", recovered: false, now: 5 }), messageCommands.replay({ file: "a.json", by: "observed", now: 5 }));
+    const refused = decideMessage(
+      failed,
+      messageCommands.claim({ claimId: "c2", owner: "8@host", file: "a.json", recovered: false, now: 5 }),
+      messageCommands.replay({ file: "a.json", by: "observed", now: 5 }),
+    );
     expect(refused).toEqual({ accepted: false, refusal: "in-error", command: "message.claim" });
   });
 

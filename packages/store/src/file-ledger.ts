@@ -86,7 +86,10 @@ export interface SettleResult {
  * rolls back with it. The store retries a transaction that met a lock, so the handler must do
  * nothing outside `trx` that it cannot repeat.
  */
-export type ProcessedMessageHandler = (trx: Kysely<VerqDatabase>, message: ProcessedMessage & { readonly messageId: string }) => Promise<void>;
+export type ProcessedMessageHandler = (
+  trx: Kysely<VerqDatabase>,
+  message: ProcessedMessage & { readonly messageId: string },
+) => Promise<void>;
 
 /** Settings of a file ledger. */
 export interface FileLedgerOptions {
@@ -145,7 +148,8 @@ export class FileLedger {
     return this.#store.transaction(async (trx) => {
       const now = this.#clock.now();
       const settled = await selectMessageByClaim(trx, input.claimId);
-      if (settled !== null && (settled.state === "done" || settled.state === "error")) return { kind: "already", message: settled };
+      if (settled !== null && (settled.state === "done" || settled.state === "error"))
+        return { kind: "already", message: settled };
 
       let before = settled;
       if (before === null) {
@@ -156,14 +160,30 @@ export class FileLedger {
       const commands: MessageCommand[] = [];
       if (before.state === "error") commands.push(messageCommands.replay({ file: input.file, by: "observed", now }));
       if (before.state !== "processing") {
-        commands.push(messageCommands.claim({ claimId: input.claimId, owner: input.owner, file: input.file, recovered: input.recovered, now }));
+        commands.push(
+          messageCommands.claim({
+            claimId: input.claimId,
+            owner: input.owner,
+            file: input.file,
+            recovered: input.recovered,
+            now,
+          }),
+        );
       }
 
       const { verdict } = input;
       let kind: SettleResult["kind"];
       if (verdict.kind === "invalid") {
         kind = "rejected";
-        commands.push(messageCommands.reject({ claimId: input.claimId, reason: verdict.reason, detail: verdict.detail, file: verdict.file, now }));
+        commands.push(
+          messageCommands.reject({
+            claimId: input.claimId,
+            reason: verdict.reason,
+            detail: verdict.detail,
+            file: verdict.file,
+            now,
+          }),
+        );
       } else {
         // Decide the claim first: a refused claim must not leave a row in `processed`.
         this.#decideOrThrow(before, commands);
@@ -188,7 +208,17 @@ export class FileLedger {
         }
         const { key, group, sequence, amount, message } = verdict;
         commands.push(
-          messageCommands.record({ claimId: input.claimId, outcome: kind, key, group, sequence, amount, message, file: verdict.file, now }),
+          messageCommands.record({
+            claimId: input.claimId,
+            outcome: kind,
+            key,
+            group,
+            sequence,
+            amount,
+            message,
+            file: verdict.file,
+            now,
+          }),
         );
       }
       const decision = this.#decideOrThrow(before, commands);
@@ -255,7 +285,10 @@ export class FileLedger {
   #decideOrThrow(before: Message, commands: readonly MessageCommand[]) {
     const decision = this.#decide(before, ...commands);
     if (!decision.accepted) {
-      throw new MessageError("VERQ_MESSAGE_REFUSED", `message ${before.id}: ${decision.command} refused (${decision.refusal}); nothing was recorded`);
+      throw new MessageError(
+        "VERQ_MESSAGE_REFUSED",
+        `message ${before.id}: ${decision.command} refused (${decision.refusal}); nothing was recorded`,
+      );
     }
     return decision;
   }

@@ -33,7 +33,6 @@ import { rebuildGuidLedger } from "./sql/ledger/rebuildGuidLedger.ts";
 import { selectGuidEntriesByState, selectGuidEntriesChangedBefore, type LedgerCursor } from "./sql/ledger/selectGuidEntries.ts";
 import { selectGuidEntry } from "./sql/ledger/selectGuidEntry.ts";
 
-
 /** A channel request to claim: its GUID, its exact text and its fingerprint. */
 export interface ClaimInput {
   readonly guid: string;
@@ -172,7 +171,11 @@ export class GuidLedger {
    * `minAgeMs` old (SPEC G5). Ask the core only then. Pure: reads the clock, writes nothing.
    */
   mayInquire(entry: LedgerEntry, minAgeMs: number): boolean {
-    const probe = guidCommands.resolve({ answer: { kind: "not-found" }, minAgeMs: checkDuration(minAgeMs, "the min age"), now: this.#clock.now() });
+    const probe = guidCommands.resolve({
+      answer: { kind: "not-found" },
+      minAgeMs: checkDuration(minAgeMs, "the min age"),
+      now: this.#clock.now(),
+    });
     return this.#decide(entry, probe).accepted;
   }
 
@@ -241,7 +244,11 @@ export class GuidLedger {
         }
         const deleted = await purgeGuidStreams(trx, guids);
         if (guids.length > 0) {
-          await appendLedgerAudit(trx, this.#store.dialect, guidEvents.ledgerPurged({ guids, retentionMs, resendWindowMs, at: now }));
+          await appendLedgerAudit(
+            trx,
+            this.#store.dialect,
+            guidEvents.ledgerPurged({ guids, retentionMs, resendWindowMs, at: now }),
+          );
         }
         return { candidates, guids, deleted, keptHere };
       });
@@ -310,7 +317,10 @@ export class GuidLedger {
 
 function checkGuid(guid: unknown): string {
   if (!isValidGuid(guid)) {
-    throw new GuidError("VERQ_INVALID_GUID", "a GUID is 1 to 128 ASCII letters, digits, . _ : or -, starting with a letter or digit");
+    throw new GuidError(
+      "VERQ_INVALID_GUID",
+      "a GUID is 1 to 128 ASCII letters, digits, . _ : or -, starting with a letter or digit",
+    );
   }
   return guid;
 }

@@ -395,7 +395,10 @@ export class JobQueue {
   async #finishIn(trx: Kysely<VerqDatabase>, finishes: readonly FinishInput[]): Promise<boolean[]> {
     if (finishes.length === 0) return [];
     const now = this.#clock.now();
-    const current = await selectJobsById(trx, finishes.map((f) => f.id));
+    const current = await selectJobsById(
+      trx,
+      finishes.map((f) => f.id),
+    );
     const changes: JobChange[] = [];
     const accepted = finishes.map(({ id, token, outcome }) => {
       const job = current.get(id);
@@ -496,7 +499,8 @@ export class JobQueue {
     const redriven: RedriveRecord[] = [];
     for (const job of dead) {
       try {
-        const input = options.deadline === undefined ? { note: options.note } : { note: options.note, deadline: options.deadline };
+        const input =
+          options.deadline === undefined ? { note: options.note } : { note: options.note, deadline: options.deadline };
         redriven.push(await this.redrive(job.id, input));
       } catch (error) {
         if (isVerqError(error, "VERQ_REDRIVE_RATE_LIMITED")) break;

@@ -125,7 +125,18 @@ export class JobWorker {
   #claimBudget = Number.POSITIVE_INFINITY;
   #running: Promise<JobWorkerReport> | null = null;
   #wake: (() => void) | null = null;
-  #report = { claimed: 0, ok: 0, retry: 0, permanent: 0, refused: 0, leftLeased: 0, heartbeats: 0, errors: 0, claimTransactions: 0, finishTransactions: 0 };
+  #report = {
+    claimed: 0,
+    ok: 0,
+    retry: 0,
+    permanent: 0,
+    refused: 0,
+    leftLeased: 0,
+    heartbeats: 0,
+    errors: 0,
+    claimTransactions: 0,
+    finishTransactions: 0,
+  };
 
   constructor(queue: JobQueue, options: JobWorkerOptions) {
     this.#queue = queue;
@@ -150,7 +161,8 @@ export class JobWorker {
    */
   async drain(options: DrainOptions = {}): Promise<JobWorkerReport> {
     if (this.#running !== null) throw new VerqError("VERQ_INVALID_ARGUMENT", "this worker is already running");
-    const limit = options.limit === undefined ? Number.POSITIVE_INFINITY : checkCount(options.limit, "limit", Number.MAX_SAFE_INTEGER);
+    const limit =
+      options.limit === undefined ? Number.POSITIVE_INFINITY : checkCount(options.limit, "limit", Number.MAX_SAFE_INTEGER);
     this.#begin(limit);
     this.#running = this.#loop(true);
     try {
@@ -296,7 +308,10 @@ export class JobWorker {
     const leaseMs = job.leaseUntil - job.updatedAt;
     if (leaseMs < 1) return;
     const key = heldKey(job.id, job.token);
-    const timer = setInterval(() => void this.#heartbeat(key, job, leaseMs), Math.max(1, Math.floor(leaseMs / HEARTBEAT_FRACTION)));
+    const timer = setInterval(
+      () => void this.#heartbeat(key, job, leaseMs),
+      Math.max(1, Math.floor(leaseMs / HEARTBEAT_FRACTION)),
+    );
     timer.unref();
     this.#held.set(key, { timer, beating: false });
   }

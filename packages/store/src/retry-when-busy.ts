@@ -20,14 +20,20 @@ export const TRANSACTION_RETRY: BusyRetry = { attempts: 20, stepMs: 5, maxPauseM
  * where the store waits for a lock held by someone else: transactions, migrations and the
  * journal-mode switch of a fresh file all go through it.
  */
-export async function retryWhenBusy<T>(isBusy: (error: unknown) => boolean, work: () => T | Promise<T>, retry: BusyRetry = TRANSACTION_RETRY): Promise<T> {
+export async function retryWhenBusy<T>(
+  isBusy: (error: unknown) => boolean,
+  work: () => T | Promise<T>,
+  retry: BusyRetry = TRANSACTION_RETRY,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (error) {
       if (!isBusy(error)) throw error;
       if (attempt >= retry.attempts) {
-        throw new VerqError("VERQ_STORE_BUSY", "the database stayed locked by another process; try again later", { cause: error });
+        throw new VerqError("VERQ_STORE_BUSY", "the database stayed locked by another process; try again later", {
+          cause: error,
+        });
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(retry.maxPauseMs, retry.stepMs * attempt)));
     }

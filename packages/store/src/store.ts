@@ -45,10 +45,14 @@ export class VerqStore {
    * types the service's own tables.
    */
   async transaction<T>(work: (trx: Kysely<VerqDatabase>) => Promise<T>, attempts = TRANSACTION_RETRY.attempts): Promise<T> {
-    return retryWhenBusy((error) => this.dialect.isBusy(error), () => this.db.transaction().execute(work), {
-      ...TRANSACTION_RETRY,
-      attempts,
-    });
+    return retryWhenBusy(
+      (error) => this.dialect.isBusy(error),
+      () => this.db.transaction().execute(work),
+      {
+        ...TRANSACTION_RETRY,
+        attempts,
+      },
+    );
   }
 
   /**
@@ -73,7 +77,10 @@ export class VerqStore {
 
   /** How many events the log holds. */
   async countEvents(): Promise<number> {
-    const row = await this.db.selectFrom("events").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom("events")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -103,7 +110,11 @@ export async function openStore(options: OpenStoreOptions | string): Promise<Ver
   const { db } = await openSqlite(resolved.path, resolved);
   const store = new VerqStore(db, sqliteStoreDialect, resolved.path);
   try {
-    await retryWhenBusy((error) => sqliteStoreDialect.isBusy(error), () => migrateToLatest(db, sqliteStoreDialect), MIGRATION_RETRY);
+    await retryWhenBusy(
+      (error) => sqliteStoreDialect.isBusy(error),
+      () => migrateToLatest(db, sqliteStoreDialect),
+      MIGRATION_RETRY,
+    );
   } catch (error) {
     await store.close();
     throw error;

@@ -37,9 +37,9 @@ describe("the event log is append-only (DESIGN: events and projections)", () => 
       /VERQ_APPEND_ONLY/,
     );
     await expect(sql`update events set at_ms = at_ms + 1`.execute(store.db)).rejects.toThrow(/VERQ_APPEND_ONLY/);
-    await expect(store.db.updateTable("events").set({ type: "job.completed" }).where("stream_id", "=", "done-1").execute()).rejects.toThrow(
-      /VERQ_APPEND_ONLY/,
-    );
+    await expect(
+      store.db.updateTable("events").set({ type: "job.completed" }).where("stream_id", "=", "done-1").execute(),
+    ).rejects.toThrow(/VERQ_APPEND_ONLY/);
     // An upsert that would rewrite a stored event is an UPDATE too.
     await expect(
       sql`insert into events (stream_type, stream_id, version, type, data, at_ms) values ('job', 'done-1', 1, 'job.enqueued', '{}', 1)
@@ -50,7 +50,9 @@ describe("the event log is append-only (DESIGN: events and projections)", () => 
 
   it("a DELETE of a job event fails with VERQ_APPEND_ONLY and changes nothing", async () => {
     const before = await everything();
-    await expect(sql`delete from events where stream_id = 'dead-permanent'`.execute(store.db)).rejects.toThrow(/VERQ_APPEND_ONLY/);
+    await expect(sql`delete from events where stream_id = 'dead-permanent'`.execute(store.db)).rejects.toThrow(
+      /VERQ_APPEND_ONLY/,
+    );
     await expect(sql`delete from events where position = (select max(position) from events)`.execute(store.db)).rejects.toThrow(
       /VERQ_APPEND_ONLY/,
     );
@@ -62,7 +64,9 @@ describe("the event log is append-only (DESIGN: events and projections)", () => 
     const before = await everything();
     await expect(
       store.transaction(async (trx) => {
-        await sql`update jobs set state = 'done', reason = null, owner = null, lease_until = null where id = 'dead-permanent'`.execute(trx);
+        await sql`update jobs set state = 'done', reason = null, owner = null, lease_until = null where id = 'dead-permanent'`.execute(
+          trx,
+        );
         await sql`insert into counters (name, value) values ('tampered', 1)`.execute(trx);
         await sql`update events set type = 'job.completed' where stream_id = 'dead-permanent' and type = 'job.died'`.execute(trx);
       }),

@@ -41,7 +41,16 @@ const input = (claimId: string, file: string, verdict: MessageVerdict, extra: Pa
 describe("FileLedger", () => {
   it("F3: the processed table has the course's columns; msg_id is its primary key", async () => {
     const columns = await sql<{ name: string; pk: number }>`pragma table_info(processed)`.execute(store.db);
-    expect(columns.rows.map((c) => c.name)).toEqual(["msg_id", "order_no", "seq", "amount", "processed_at", "file", "message_id", "message"]);
+    expect(columns.rows.map((c) => c.name)).toEqual([
+      "msg_id",
+      "order_no",
+      "seq",
+      "amount",
+      "processed_at",
+      "file",
+      "message_id",
+      "message",
+    ]);
     expect(columns.rows.filter((c) => c.pk === 1).map((c) => c.name)).toEqual(["msg_id"]);
   });
 
@@ -49,7 +58,9 @@ describe("FileLedger", () => {
     await sql`insert into processed (msg_id, order_no, seq, amount, processed_at, file, message_id, message)
       values ('K1', 'O-1', 1, 1, 0, 'elsewhere.json', 'outside', '{}')`.execute(store.db);
     const handled: string[] = [];
-    const result = await ledger.settle(input("c1", "k1.json", valid("K1")), (_trx, m) => Promise.resolve(void handled.push(m.key)));
+    const result = await ledger.settle(input("c1", "k1.json", valid("K1")), (_trx, m) =>
+      Promise.resolve(void handled.push(m.key)),
+    );
     expect(result.kind).toBe("duplicate");
     expect(handled).toEqual([]);
     expect(await ledger.duplicates()).toEqual([{ key: "K1", file: "K1.json", messageId: "c1", at: now }]);
@@ -101,7 +112,14 @@ describe("FileLedger", () => {
     const seqs = [1, 2, 2, 5, 9];
     for (const [i, seq] of seqs.entries()) await ledger.settle(input(`c${i}`, `${i}.json`, valid(`K${i}`, seq)));
     const check = await ledger.checkOrder();
-    expect(check.problems.map((p) => `${p.kind}:${p.sequence}`)).toEqual(["duplicate:2", "missing:3", "missing:4", "missing:6", "missing:7", "missing:8"]);
+    expect(check.problems.map((p) => `${p.kind}:${p.sequence}`)).toEqual([
+      "duplicate:2",
+      "missing:3",
+      "missing:4",
+      "missing:6",
+      "missing:7",
+      "missing:8",
+    ]);
     expect((await ledger.checkOrder({ limit: 2 })).truncated).toBe(true);
     expect((await ledger.checkOrder({ start: 0 })).problems[0]).toEqual({ group: "O-1", kind: "missing", sequence: 0 });
   });

@@ -19,7 +19,9 @@ let store: VerqStore;
 
 beforeEach(async () => {
   receiverDb = new Database(":memory:");
-  receiverDb.exec("create table seen (key text primary key); create table inventory (n integer not null); insert into inventory values (0);");
+  receiverDb.exec(
+    "create table seen (key text primary key); create table inventory (n integer not null); insert into inventory values (0);",
+  );
   const apply = receiverDb.transaction((key: string, quantity: number) => {
     const inserted = receiverDb.prepare("insert or ignore into seen (key) values (?)").run(key).changes;
     if (inserted === 1) receiverDb.prepare("update inventory set n = n + ?").run(quantity);

@@ -14,7 +14,12 @@ beforeEach(async () => {
   cleanup = () => temp.remove();
   store = await openStore({ path: temp.file("verq.sqlite") });
   clock = new ManualClock(T0);
-  queue = new JobQueue(store, { clock, rng: seededRng(1), backoff: { baseMs: 100, factor: 2, maxMs: 1_000, jitter: "none" }, defaultLeaseMs: 1_000 });
+  queue = new JobQueue(store, {
+    clock,
+    rng: seededRng(1),
+    backoff: { baseMs: 100, factor: 2, maxMs: 1_000, jitter: "none" },
+    defaultLeaseMs: 1_000,
+  });
 });
 afterEach(async () => {
   await store.close();
@@ -57,7 +62,12 @@ describe("enqueueMany (SPEC J2 in one transaction)", () => {
         { id: "kept", payload: 2 },
       ]),
     ).rejects.toMatchObject({ code: "VERQ_ENQUEUE_CONFLICT" });
-    await expect(queue.enqueueMany([{ id: "new-2", payload: 1 }, { id: "", payload: 1 }])).rejects.toMatchObject({
+    await expect(
+      queue.enqueueMany([
+        { id: "new-2", payload: 1 },
+        { id: "", payload: 1 },
+      ]),
+    ).rejects.toMatchObject({
       code: "VERQ_INVALID_ID",
     });
     await expect(queue.enqueueMany("not an array" as never)).rejects.toMatchObject({ code: "VERQ_INVALID_ARGUMENT" });
@@ -96,7 +106,11 @@ describe("claimMany and finishMany (SPEC J3/J4 in one transaction)", () => {
       { id: c.id, token: 99, outcome: "ok" },
     ]);
     expect(accepted).toEqual([true, false, true, false]);
-    expect([(await queue.get(a.id))?.state, (await queue.get(b.id))?.state, (await queue.get(c.id))?.state]).toEqual(["done", "pending", "leased"]);
+    expect([(await queue.get(a.id))?.state, (await queue.get(b.id))?.state, (await queue.get(c.id))?.state]).toEqual([
+      "done",
+      "pending",
+      "leased",
+    ]);
     expect((await queue.get(b.id))?.availableAt).toBe(T0 + 100);
     expect((await queue.stats()).staleFinishesRefused).toBe(2);
   });
@@ -105,10 +119,17 @@ describe("claimMany and finishMany (SPEC J3/J4 in one transaction)", () => {
     await queue.enqueue({ id: "x", payload: null });
     const x = (await queue.claim("w")) as ClaimedJob;
     const before = await everything();
-    await expect(queue.finishMany([{ id: "x", token: x.token, outcome: "ok" }, { id: "nope", token: 1, outcome: "ok" }])).rejects.toMatchObject({
+    await expect(
+      queue.finishMany([
+        { id: "x", token: x.token, outcome: "ok" },
+        { id: "nope", token: 1, outcome: "ok" },
+      ]),
+    ).rejects.toMatchObject({
       code: "VERQ_UNKNOWN_JOB",
     });
-    await expect(queue.finishMany([{ id: "x", token: x.token, outcome: "maybe" as never }])).rejects.toMatchObject({ code: "VERQ_INVALID_ARGUMENT" });
+    await expect(queue.finishMany([{ id: "x", token: x.token, outcome: "maybe" as never }])).rejects.toMatchObject({
+      code: "VERQ_INVALID_ARGUMENT",
+    });
     expect(await everything()).toEqual(before);
   });
 });
@@ -157,7 +178,9 @@ describe("JobWorker (group commit with the semantics of claim → send → finis
     expect(report).toMatchObject({ ok: 1, retry: 1, permanent: 1, leftLeased: 2 });
     expect(errors.sort()).toEqual(["badack:BadAck", "boom:Error: boom"]);
     const states: Record<string, string | undefined> = Object.fromEntries(
-      await Promise.all(["ok", "retry", "permanent", "badack", "boom"].map(async (id) => [id, (await clockless.get(id))?.state] as const)),
+      await Promise.all(
+        ["ok", "retry", "permanent", "badack", "boom"].map(async (id) => [id, (await clockless.get(id))?.state] as const),
+      ),
     );
     expect(states).toEqual({ ok: "done", retry: "pending", permanent: "dead", badack: "leased", boom: "leased" });
   });

@@ -68,7 +68,15 @@ describe("J2 enqueue", () => {
   it("J2: stores id, payload, budget and absolute deadline", async () => {
     const { created, job } = await queue.enqueue({ id: "a", payload: { quantity: 7 }, maxAttempts: 4, deadline: T0 + 5_000 });
     expect(created).toBe(true);
-    expect(job).toMatchObject({ id: "a", state: "pending", token: 0, attempts: 0, maxAttempts: 4, deadline: T0 + 5_000, availableAt: T0 });
+    expect(job).toMatchObject({
+      id: "a",
+      state: "pending",
+      token: 0,
+      attempts: 0,
+      maxAttempts: 4,
+      deadline: T0 + 5_000,
+      availableAt: T0,
+    });
   });
 
   it("J2: the same id with the same payload is a no-op, whatever the key order", async () => {
@@ -236,7 +244,13 @@ describe("J4 finish", () => {
 describe("J5 runOnce", () => {
   it("J5: exactly true is ok", async () => {
     await queue.enqueue({ id: "a", payload: 1 });
-    expect(await queue.runOnce("A", () => true)).toEqual({ status: "finished", id: "a", token: 1, outcome: "ok", accepted: true });
+    expect(await queue.runOnce("A", () => true)).toEqual({
+      status: "finished",
+      id: "a",
+      token: 1,
+      outcome: "ok",
+      accepted: true,
+    });
     expect(await queue.get("a")).toMatchObject({ state: "done" });
     expect(await queue.runOnce("A", () => true)).toEqual({ status: "idle" });
   });
@@ -257,13 +271,21 @@ describe("J5 runOnce", () => {
     expect(await queue.runOnce("A", () => Promise.reject(new Retryable()))).toMatchObject({ outcome: "retry", accepted: true });
     expect(await queue.get("r")).toMatchObject({ state: "pending" });
     await queue.enqueue({ id: "p", payload: 1 });
-    expect(await queue.runOnce("A", () => { throw new Permanent(); })).toMatchObject({ id: "p", outcome: "permanent" });
+    expect(
+      await queue.runOnce("A", () => {
+        throw new Permanent();
+      }),
+    ).toMatchObject({ id: "p", outcome: "permanent" });
     expect(await queue.get("p")).toMatchObject({ state: "dead", reason: "permanent" });
   });
 
   it("J5: an unexpected error propagates, the job stays leased, and a later claim recovers it", async () => {
     await queue.enqueue({ id: "a", payload: 1 });
-    await expect(queue.runOnce("A", () => { throw new TypeError("boom"); })).rejects.toThrow("boom");
+    await expect(
+      queue.runOnce("A", () => {
+        throw new TypeError("boom");
+      }),
+    ).rejects.toThrow("boom");
     expect(await queue.get("a")).toMatchObject({ state: "leased", token: 1 });
     clock.advance(1_000);
     expect(await queue.runOnce("B", () => true)).toMatchObject({ id: "a", token: 2, accepted: true });
@@ -300,23 +322,37 @@ describe("J6 redrive", () => {
     await deadJob("a");
     // A conflicting audit row at the position the redrive event will take makes the audit insert fail
     // after the event and the jobs row were written; the whole transaction must roll back.
-    const nextPosition = Number((await store.db.selectFrom("events").select((eb) => eb.fn.max("position").as("p")).executeTakeFirstOrThrow()).p) + 1;
-    await store.db.insertInto("redrives").values({ position: nextPosition, job_id: "other", previous_token: 0, at_ms: 0, note: "X" }).execute();
+    const nextPosition =
+      Number(
+        (
+          await store.db
+            .selectFrom("events")
+            .select((eb) => eb.fn.max("position").as("p"))
+            .executeTakeFirstOrThrow()
+        ).p,
+      ) + 1;
+    await store.db
+      .insertInto("redrives")
+      .values({ position: nextPosition, job_id: "other", previous_token: 0, at_ms: 0, note: "X" })
+      .execute();
     const before = await snapshotAll();
     await expect(queue.redrive("a", { note: "OPS-1" })).rejects.toThrow();
     expect(await snapshotAll()).toEqual(before);
     expect(await queue.get("a")).toMatchObject({ state: "dead" });
   });
 
-  it.each(["pending", "leased", "done"] as const)("J6: redrive of a %s job is VERQ_NOT_DEAD and changes nothing", async (state) => {
-    await queue.enqueue({ id: "a", payload: 1 });
-    if (state !== "pending") {
-      const job = await queue.claim("A");
-      if (state === "done") await queue.finish("a", job!.token, "ok");
-    }
-    expect((await queue.get("a"))?.state).toBe(state);
-    await expectUnchangedAfter(() => queue.redrive("a", { note: "OPS-1" }), "VERQ_NOT_DEAD");
-  });
+  it.each(["pending", "leased", "done"] as const)(
+    "J6: redrive of a %s job is VERQ_NOT_DEAD and changes nothing",
+    async (state) => {
+      await queue.enqueue({ id: "a", payload: 1 });
+      if (state !== "pending") {
+        const job = await queue.claim("A");
+        if (state === "done") await queue.finish("a", job!.token, "ok");
+      }
+      expect((await queue.get("a"))?.state).toBe(state);
+      await expectUnchangedAfter(() => queue.redrive("a", { note: "OPS-1" }), "VERQ_NOT_DEAD");
+    },
+  );
 
   it.each([
     ["empty", ""],

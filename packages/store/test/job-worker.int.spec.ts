@@ -24,7 +24,8 @@ afterEach(async () => {
 });
 
 /** A job's committed state, read at once through a second connection (what another process would see). */
-const committedState = (id: string): unknown => (reader.prepare("select state from jobs where id = ?").get(id) as { state: string } | undefined)?.state;
+const committedState = (id: string): unknown =>
+  (reader.prepare("select state from jobs where id = ?").get(id) as { state: string } | undefined)?.state;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const eventTypes = async (id: string) => (await queue.history(id)).map((e) => e.type);
@@ -54,7 +55,11 @@ describe("JobWorker.drain({ limit }): runOnce's contract with the worker's bookk
   it("a BadAck under a limit is counted and passed to onSendError; the job stays leased", async () => {
     await queue.enqueue({ id: "bad", payload: null });
     const errors: unknown[] = [];
-    const report = await new JobWorker(queue, { owner: "w", sender: () => ({ ok: "yes" }), onSendError: (_job, e) => errors.push(e) }).drain({ limit: 1 });
+    const report = await new JobWorker(queue, {
+      owner: "w",
+      sender: () => ({ ok: "yes" }),
+      onSendError: (_job, e) => errors.push(e),
+    }).drain({ limit: 1 });
     expect(report).toMatchObject({ claimed: 1, leftLeased: 1, ok: 0 });
     expect(errors).toEqual([expect.any(BadAck)]);
     expect(await queue.get("bad")).toMatchObject({ state: "leased", token: 1 });
@@ -133,7 +138,8 @@ describe("beforeRecord and failed rounds", () => {
       concurrency: 2,
       sender: (job) => sent.push(job.id) > 0,
       beforeRecord: (outcomes) => {
-        for (const o of outcomes) seen.push(`${o.id}#${o.token}:${o.outcome}:sent=${sent.includes(o.id)}:${String(committedState(o.id))}`);
+        for (const o of outcomes)
+          seen.push(`${o.id}#${o.token}:${o.outcome}:sent=${sent.includes(o.id)}:${String(committedState(o.id))}`);
       },
     });
     expect(await worker.drain()).toMatchObject({ ok: 2 });

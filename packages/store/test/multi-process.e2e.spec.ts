@@ -119,52 +119,44 @@ describe("J3 claim across processes: two OS processes, one SQLite file", () => {
 
   // Regression: Kysely's Migrator on SQLite ran migrations with no transaction and no lock, so
   // processes opening one fresh file at the same time failed with "table events already exists".
-  it(
-    "several processes opening one fresh file at the same instant all succeed",
-    async () => {
-      tmp = makeTempDir("multi-process-open");
-      const failures: string[] = [];
-      for (let round = 0; round < 3; round++) {
-        const dbPath = tmp.file(`fresh-${round}.sqlite`);
-        const children = Array.from({ length: 4 }, () => runTsChild(helperScript("open-store-once.ts"), [dbPath]));
-        await Promise.all(children.map((c) => c.waitForLine((l) => l === "ready")));
-        const startAt = Date.now() + 50;
-        for (const c of children) c.process.stdin.end(`go ${startAt}\n`);
-        const codes = await Promise.all(children.map((c) => c.exited(20_000)));
-        children.forEach((c, i) => {
-          if (codes[i] !== 0) failures.push(`round ${round}: ${c.stdout().trim()} ${c.stderr().trim()}`);
-        });
-      }
-      // Regression: journal_mode = wal used to fail at once with SQLITE_BUSY while another
-      // process converted the fresh file; openSqlite now retries it.
-      expect(failures).toEqual([]);
-    },
-    40_000,
-  );
+  it("several processes opening one fresh file at the same instant all succeed", async () => {
+    tmp = makeTempDir("multi-process-open");
+    const failures: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      const dbPath = tmp.file(`fresh-${round}.sqlite`);
+      const children = Array.from({ length: 4 }, () => runTsChild(helperScript("open-store-once.ts"), [dbPath]));
+      await Promise.all(children.map((c) => c.waitForLine((l) => l === "ready")));
+      const startAt = Date.now() + 50;
+      for (const c of children) c.process.stdin.end(`go ${startAt}\n`);
+      const codes = await Promise.all(children.map((c) => c.exited(20_000)));
+      children.forEach((c, i) => {
+        if (codes[i] !== 0) failures.push(`round ${round}: ${c.stdout().trim()} ${c.stderr().trim()}`);
+      });
+    }
+    // Regression: journal_mode = wal used to fail at once with SQLITE_BUSY while another
+    // process converted the fresh file; openSqlite now retries it.
+    expect(failures).toEqual([]);
+  }, 40_000);
 
   // Regression: JobQueue.claim read the clock before its transaction, so time spent waiting for
   // another process's write lock was taken out of the lease, and a claim could hand out a lease
   // that had already run out (J3: the lease is held while now < leaseUntil).
-  it(
-    "a claim that waited for another process's write lock still gets its full lease",
-    async () => {
-      tmp = makeTempDir("multi-process-lease");
-      const dbPath = tmp.file("queue.sqlite");
-      const store = await openStore({ path: dbPath });
-      try {
-        const queue = new JobQueue(store);
-        await queue.enqueue({ id: "late-lease", payload: { quantity: 7 } });
-        const holder = runTsChild(helperScript("lock-holder.ts"), [dbPath, "400"]);
-        await holder.waitForLine((l) => l === "locked");
-        const job = await queue.claim("worker-a", { leaseMs: 200 });
-        const returnedAt = Date.now();
-        expect(await holder.exited()).toBe(0);
-        expect(job?.id).toBe("late-lease");
-        expect(job!.leaseUntil - returnedAt, "lease left when claim returned, ms").toBeGreaterThan(100);
-      } finally {
-        await store.close();
-      }
-    },
-    20_000,
-  );
+  it("a claim that waited for another process's write lock still gets its full lease", async () => {
+    tmp = makeTempDir("multi-process-lease");
+    const dbPath = tmp.file("queue.sqlite");
+    const store = await openStore({ path: dbPath });
+    try {
+      const queue = new JobQueue(store);
+      await queue.enqueue({ id: "late-lease", payload: { quantity: 7 } });
+      const holder = runTsChild(helperScript("lock-holder.ts"), [dbPath, "400"]);
+      await holder.waitForLine((l) => l === "locked");
+      const job = await queue.claim("worker-a", { leaseMs: 200 });
+      const returnedAt = Date.now();
+      expect(await holder.exited()).toBe(0);
+      expect(job?.id).toBe("late-lease");
+      expect(job!.leaseUntil - returnedAt, "lease left when claim returned, ms").toBeGreaterThan(100);
+    } finally {
+      await store.close();
+    }
+  }, 20_000);
 });

@@ -15,60 +15,71 @@ let tmp: TempDir | undefined;
 afterEach(() => tmp?.remove());
 
 describe("J9 restart: closing and reopening the same file loses nothing", () => {
-  it.each(JOURNAL_MODES)("journal %s: every job, history, list and stat (lastRedrive too) is identical after reopening", async (journalMode) => {
-    tmp = makeTempDir("restart");
-    const path = tmp.file("queue.sqlite");
-    const clock = new ManualClock();
-    const first = await openStore({ path, journalMode });
-    const queue = deterministicQueue(first, clock);
-    const ids = await buildEveryState(queue, clock);
-    const before = await observeQueue(first, queue, ids);
-    await first.close();
+  it.each(JOURNAL_MODES)(
+    "journal %s: every job, history, list and stat (lastRedrive too) is identical after reopening",
+    async (journalMode) => {
+      tmp = makeTempDir("restart");
+      const path = tmp.file("queue.sqlite");
+      const clock = new ManualClock();
+      const first = await openStore({ path, journalMode });
+      const queue = deterministicQueue(first, clock);
+      const ids = await buildEveryState(queue, clock);
+      const before = await observeQueue(first, queue, ids);
+      await first.close();
 
-    // The scenario reached every state and every dead reason, and the last redrive is visible.
-    const states = Object.values(before.jobs).map((j) => (j as { state: string; reason: string | null }).state);
-    expect(new Set(states)).toEqual(new Set(["pending", "leased", "done", "dead"]));
-    expect(before.stats.dead.byReason.permanent.count).toBeGreaterThan(0);
-    expect(before.stats.dead.byReason.exhausted.count).toBe(2);
-    expect(before.stats.dead.byReason.deadline.count).toBe(1);
-    expect(before.stats.lastRedrive).toMatchObject({ jobId: "redriven-pending", note: "INC#42", previousToken: 1, resultState: "pending" });
-    expect(before.stats.staleFinishesRefused).toBe(2);
-    expect(before.stats.leaseExpiries).toBe(2);
-    expect(before.tables.redrives).toHaveLength(2);
+      // The scenario reached every state and every dead reason, and the last redrive is visible.
+      const states = Object.values(before.jobs).map((j) => (j as { state: string; reason: string | null }).state);
+      expect(new Set(states)).toEqual(new Set(["pending", "leased", "done", "dead"]));
+      expect(before.stats.dead.byReason.permanent.count).toBeGreaterThan(0);
+      expect(before.stats.dead.byReason.exhausted.count).toBe(2);
+      expect(before.stats.dead.byReason.deadline.count).toBe(1);
+      expect(before.stats.lastRedrive).toMatchObject({
+        jobId: "redriven-pending",
+        note: "INC#42",
+        previousToken: 1,
+        resultState: "pending",
+      });
+      expect(before.stats.staleFinishesRefused).toBe(2);
+      expect(before.stats.leaseExpiries).toBe(2);
+      expect(before.tables.redrives).toHaveLength(2);
 
-    const second = await openStore({ path, journalMode });
-    try {
-      const reopened = deterministicQueue(second, clock);
-      expect(await observeQueue(second, reopened, ids)).toEqual(before);
-
-      // Leases and fencing tokens carry over: the old holder's token is still stale, the new one's is valid.
-      expect(await reopened.finish("leased-taken-over", 1, "ok")).toBe(false);
-      expect(await reopened.finish("leased-taken-over", 2, "ok")).toBe(true);
-      expect(await reopened.claim("worker-c")).toMatchObject({ id: "redriven-pending", token: 2 });
-    } finally {
-      await second.close();
-    }
-  });
-
-  it.each(JOURNAL_MODES)("journal %s: a random workload reads back identically after five close/reopen cycles", async (journalMode) => {
-    tmp = makeTempDir("restart-cycles");
-    const path = tmp.file("queue.sqlite");
-    const clock = new ManualClock();
-    let previous: Awaited<ReturnType<typeof observeQueue>> | undefined;
-    for (let cycle = 0; cycle < 5; cycle++) {
-      const store = await openStore({ path, journalMode });
+      const second = await openStore({ path, journalMode });
       try {
-        const queue = deterministicQueue(store, clock);
-        // What the previous process saw just before it closed is exactly what this one sees.
-        if (previous !== undefined) expect(await observeQueue(store, queue, Object.keys(previous.jobs))).toEqual(previous);
-        await runRandomWorkload(queue, clock, 100 + cycle, 150);
-        const everyId = (await sql<{ id: string }>`select id from jobs order by id`.execute(store.db)).rows.map((r) => r.id);
-        previous = await observeQueue(store, queue, everyId);
+        const reopened = deterministicQueue(second, clock);
+        expect(await observeQueue(second, reopened, ids)).toEqual(before);
+
+        // Leases and fencing tokens carry over: the old holder's token is still stale, the new one's is valid.
+        expect(await reopened.finish("leased-taken-over", 1, "ok")).toBe(false);
+        expect(await reopened.finish("leased-taken-over", 2, "ok")).toBe(true);
+        expect(await reopened.claim("worker-c")).toMatchObject({ id: "redriven-pending", token: 2 });
       } finally {
-        await store.close();
+        await second.close();
       }
-    }
-  });
+    },
+  );
+
+  it.each(JOURNAL_MODES)(
+    "journal %s: a random workload reads back identically after five close/reopen cycles",
+    async (journalMode) => {
+      tmp = makeTempDir("restart-cycles");
+      const path = tmp.file("queue.sqlite");
+      const clock = new ManualClock();
+      let previous: Awaited<ReturnType<typeof observeQueue>> | undefined;
+      for (let cycle = 0; cycle < 5; cycle++) {
+        const store = await openStore({ path, journalMode });
+        try {
+          const queue = deterministicQueue(store, clock);
+          // What the previous process saw just before it closed is exactly what this one sees.
+          if (previous !== undefined) expect(await observeQueue(store, queue, Object.keys(previous.jobs))).toEqual(previous);
+          await runRandomWorkload(queue, clock, 100 + cycle, 150);
+          const everyId = (await sql<{ id: string }>`select id from jobs order by id`.execute(store.db)).rows.map((r) => r.id);
+          previous = await observeQueue(store, queue, everyId);
+        } finally {
+          await store.close();
+        }
+      }
+    },
+  );
 
   it.each(JOURNAL_MODES)(
     "journal %s: a process that exits with code 73 mid-transaction (no close) leaves every committed change and none of the open one",

@@ -26,7 +26,9 @@ describe("demo", () => {
     expect(text).toContain("dead(deadline)");
     expect(text).toContain("token kept at 2");
     expect(text).toContain("refused: VERQ_NOT_DEAD");
-    expect(lines.at(-1)).toMatch(/DLQ: dead=1 \[deadline=1 \(100%\)\], oldest=tart-5, last redrive=cookie-3 OPS-1234 -> pending, lease expiries=1, stale finishes refused=1/);
+    expect(lines.at(-1)).toMatch(
+      /DLQ: dead=1 \[deadline=1 \(100%\)\], oldest=tart-5, last redrive=cookie-3 OPS-1234 -> pending, lease expiries=1, stale finishes refused=1/,
+    );
   });
 
   it("runs as the README's first command does, on a fresh SQLite file", () => {

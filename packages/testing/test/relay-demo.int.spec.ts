@@ -25,6 +25,8 @@ describe("relay demo", () => {
     expect(text).toContain("resend of T-1002 now gets the core's original answer: true; core calls 1");
     expect(text).toContain('channel sends T-1003 (50): {"guid":"T-1003","code":"E902"}');
     expect(text).toContain("sends T-1003 again with the same GUID: DONE after 2 attempts");
-    expect(lines.at(-1)).toContain("DONE=3 UNKNOWN=0 FAILED=0; attempts 4; core calls T-1001=1 T-1002=1 T-1003=1: no GUID debited twice");
+    expect(lines.at(-1)).toContain(
+      "DONE=3 UNKNOWN=0 FAILED=0; attempts 4; core calls T-1001=1 T-1002=1 T-1003=1: no GUID debited twice",
+    );
   });
 });

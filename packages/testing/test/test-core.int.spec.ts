@@ -10,7 +10,12 @@ afterEach(async () => {
 });
 
 const transfer = (body: string, timeoutMs = 2_000) =>
-  fetch(`${core.url}/transfer`, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(timeoutMs) });
+  fetch(`${core.url}/transfer`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
 const inquire = (guid: string) => fetch(`${core.url}/transfer/${guid}`);
 const errorCode = (error: unknown) => (error as { cause?: { code?: string } }).cause?.code ?? (error as { name?: string }).name;
 

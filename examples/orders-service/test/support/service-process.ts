@@ -30,7 +30,11 @@ export interface ServiceProcess {
  * file `db`, with `env` added to this process's environment (`VERQ_FAILPOINTS` only when given).
  * Resolves once the service prints its `listening` line; rejects if it exits first.
  */
-export async function startService(db: string, env: Record<string, string> = {}, args: readonly string[] = []): Promise<ServiceProcess> {
+export async function startService(
+  db: string,
+  env: Record<string, string> = {},
+  args: readonly string[] = [],
+): Promise<ServiceProcess> {
   const started = performance.now();
   const childEnv: NodeJS.ProcessEnv = { ...process.env };
   delete childEnv.VERQ_FAILPOINTS;

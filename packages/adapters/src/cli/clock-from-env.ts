@@ -8,6 +8,7 @@ export function clockFromEnv(env: NodeJS.ProcessEnv = process.env): Clock {
   const fixed = env.VERQ_NOW_MS;
   if (fixed === undefined || fixed === "") return systemClock;
   const ms = Number(fixed);
-  if (!Number.isSafeInteger(ms) || ms < 0) throw new VerqError("VERQ_INVALID_ARGUMENT", "VERQ_NOW_MS must be a whole number of ms since the epoch");
+  if (!Number.isSafeInteger(ms) || ms < 0)
+    throw new VerqError("VERQ_INVALID_ARGUMENT", "VERQ_NOW_MS must be a whole number of ms since the epoch");
   return new ManualClock(ms);
 }

@@ -43,7 +43,11 @@ export function jsonOption(description = "print JSON"): Option {
  * returns none), or, when it throws, the code {@link reportError} gives the error after printing
  * it (`verq: CODE: message` on stderr, or JSON on stdout with `--json`).
  */
-export async function runCommand(context: CliContext, options: JsonOptions, body: () => Promise<number | void> | number | void): Promise<void> {
+export async function runCommand(
+  context: CliContext,
+  options: JsonOptions,
+  body: () => Promise<number | void> | number | void,
+): Promise<void> {
   try {
     context.setExitCode((await body()) ?? EXIT.ok);
   } catch (error) {
@@ -56,7 +60,11 @@ export async function runCommand(context: CliContext, options: JsonOptions, body
  * `mustExist`, a file that does not exist is `VERQ_FILE_NOT_FOUND` (exit 4) and nothing is
  * created: read-only commands never leave an empty database behind.
  */
-export async function withStore<T>(db: string, work: (store: VerqStore) => Promise<T>, options: { readonly mustExist?: boolean } = {}): Promise<T> {
+export async function withStore<T>(
+  db: string,
+  work: (store: VerqStore) => Promise<T>,
+  options: { readonly mustExist?: boolean } = {},
+): Promise<T> {
   if (options.mustExist === true && db !== ":memory:" && !existsSync(db)) {
     throw new MessageError("VERQ_FILE_NOT_FOUND", `no database at ${db}; check --db`);
   }
@@ -100,12 +108,18 @@ const quoted = (text: string) => JSON.stringify(text.slice(0, 80));
  * Parses a whole number written in decimal digits, from `min` (0 by default) to `max`
  * (`Number.MAX_SAFE_INTEGER` by default). Anything else is `VERQ_INVALID_ARGUMENT` (exit 2).
  */
-export function parseWholeNumber(text: string, what: string, range: { readonly min?: number; readonly max?: number } = {}): number {
+export function parseWholeNumber(
+  text: string,
+  what: string,
+  range: { readonly min?: number; readonly max?: number } = {},
+): number {
   const min = range.min ?? 0;
   const max = range.max ?? Number.MAX_SAFE_INTEGER;
   const value = /^\d{1,16}$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw invalid(`${what} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}; got ${quoted(text)}`);
+    throw invalid(
+      `${what} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}; got ${quoted(text)}`,
+    );
   }
   return value;
 }
@@ -117,7 +131,11 @@ const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000
  * `10m`, `2h`, `7d`), into milliseconds, optionally within `min`..`max` ms. Anything else is
  * `VERQ_INVALID_ARGUMENT` (exit 2).
  */
-export function parseDuration(text: string, what = "a duration", range: { readonly min?: number; readonly max?: number } = {}): number {
+export function parseDuration(
+  text: string,
+  what = "a duration",
+  range: { readonly min?: number; readonly max?: number } = {},
+): number {
   const match = /^(\d{1,12})(ms|s|m|h|d)$/.exec(text.trim());
   const unit = match?.[2];
   if (match === null || unit === undefined) {
@@ -144,7 +162,8 @@ export function parseHttpUrl(text: string, what: string): string {
   } catch {
     throw invalid(`${what} must be an http(s) URL such as http://127.0.0.1:8080/; got ${quoted(text)}`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(`${what} must start with http:// or https://; got ${quoted(text)}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw invalid(`${what} must start with http:// or https://; got ${quoted(text)}`);
   return text;
 }
 

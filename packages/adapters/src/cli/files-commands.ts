@@ -9,7 +9,17 @@ import { formatLag, measureLag } from "../files/queue-lag.ts";
 import { DEFAULT_MAX_BYTES } from "../files/read-claimed-file.ts";
 import { replayFile } from "../files/replay-file.ts";
 import { inferSchema } from "../files/schema-inference.ts";
-import { dbOption, jsonOption, onStopSignal, parseDuration, parseWholeNumber, runCommand, withStore, type DbOptions, type JsonOptions } from "./common.ts";
+import {
+  dbOption,
+  jsonOption,
+  onStopSignal,
+  parseDuration,
+  parseWholeNumber,
+  runCommand,
+  withStore,
+  type DbOptions,
+  type JsonOptions,
+} from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
 import { emit, type CliContext } from "./output.ts";
 
@@ -19,7 +29,8 @@ const withLedger = <T>(db: string, mustExist: boolean, work: (ledger: FileLedger
 
 const profileFrom = (path: string | undefined): FileQueueProfile => (path === undefined ? DEFAULT_PROFILE : loadProfile(path));
 
-const describeTotals = (t: ConsumeTotals): string => `done=${t.done} error=${t.error} duplicates=${t.duplicates} recovered=${t.recovered}`;
+const describeTotals = (t: ConsumeTotals): string =>
+  `done=${t.done} error=${t.error} duplicates=${t.duplicates} recovered=${t.recovered}`;
 
 /**
  * `verq files …`: the directory queue of SPEC F1–F9. Exit codes: 0 done; 1 a monitored
@@ -30,7 +41,9 @@ const describeTotals = (t: ConsumeTotals): string => `done=${t.done} error=${t.e
  */
 export function registerFilesCommands(program: Command, context: CliContext): void {
   const { io } = context;
-  const files = program.command("files").description("a directory queue: inbox/ processing/ done/ error/, duplicates stopped by a primary key");
+  const files = program
+    .command("files")
+    .description("a directory queue: inbox/ processing/ done/ error/, duplicates stopped by a primary key");
 
   files
     .command("init")
@@ -46,42 +59,63 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
 
   files
     .command("consume")
-    .description("recover processing/, then claim and process every .json in the inbox; prints the done, error and duplicate counts")
+    .description(
+      "recover processing/, then claim and process every .json in the inbox; prints the done, error and duplicate counts",
+    )
     .argument("<root>", "the queue's folder")
     .addOption(dbOption("SQLite file (created if missing)"))
     .option("--watch", "keep polling the inbox until SIGINT or SIGTERM")
     .option("--poll <duration>", "pause between polls of an empty inbox with --watch", "500ms")
     .option("--profile <file>", "JSON profile: fields, types, required, roles (default: msg_id, order_no, seq, amount)")
     .option("--max-bytes <n>", "files larger than this go to error/ as too-large", String(DEFAULT_MAX_BYTES))
-    .option("--recover-after <duration>", "also take over files in processing/ this old whatever their owner (e.g. a consumer on another host)")
+    .option(
+      "--recover-after <duration>",
+      "also take over files in processing/ this old whatever their owner (e.g. a consumer on another host)",
+    )
     .addOption(jsonOption())
-    .action((root: string, o: DbOptions & { watch?: boolean; poll: string; profile?: string; maxBytes: string; recoverAfter?: string }) =>
-      runCommand(context, o, () => {
-        const profile = profileFrom(o.profile);
-        const maxBytes = parseWholeNumber(o.maxBytes, "--max-bytes");
-        const pollMs = parseDuration(o.poll, "--poll");
-        const recoverAfterMs = o.recoverAfter === undefined ? undefined : parseDuration(o.recoverAfter, "--recover-after");
-        const json = o.json === true;
-        return withLedger(o.db, false, async (ledger) => {
-          const consumer = new FileConsumer({ root, ledger, profile, maxBytes, ...(recoverAfterMs === undefined ? {} : { recoverAfterMs }) });
-          let totals: ConsumeTotals;
-          if (o.watch === true) {
-            const abort = new AbortController();
-            const off = onStopSignal(() => abort.abort());
-            emit(io, json, { watching: consumer.dirs.root, pollMs }, () => `watching ${consumer.dirs.root} (poll ${o.poll}); stop with SIGINT or SIGTERM`);
-            try {
-              totals = await consumer.watch(abort.signal, pollMs, (t) => emit(io, json, t, () => describeTotals(t)));
-            } finally {
-              off();
+    .action(
+      (
+        root: string,
+        o: DbOptions & { watch?: boolean; poll: string; profile?: string; maxBytes: string; recoverAfter?: string },
+      ) =>
+        runCommand(context, o, () => {
+          const profile = profileFrom(o.profile);
+          const maxBytes = parseWholeNumber(o.maxBytes, "--max-bytes");
+          const pollMs = parseDuration(o.poll, "--poll");
+          const recoverAfterMs = o.recoverAfter === undefined ? undefined : parseDuration(o.recoverAfter, "--recover-after");
+          const json = o.json === true;
+          return withLedger(o.db, false, async (ledger) => {
+            const consumer = new FileConsumer({
+              root,
+              ledger,
+              profile,
+              maxBytes,
+              ...(recoverAfterMs === undefined ? {} : { recoverAfterMs }),
+            });
+            let totals: ConsumeTotals;
+            if (o.watch === true) {
+              const abort = new AbortController();
+              const off = onStopSignal(() => abort.abort());
+              emit(
+                io,
+                json,
+                { watching: consumer.dirs.root, pollMs },
+                () => `watching ${consumer.dirs.root} (poll ${o.poll}); stop with SIGINT or SIGTERM`,
+              );
+              try {
+                totals = await consumer.watch(abort.signal, pollMs, (t) => emit(io, json, t, () => describeTotals(t)));
+              } finally {
+                off();
+              }
+            } else {
+              totals = await consumer.drain();
             }
-          } else {
-            totals = await consumer.drain();
-          }
-          emit(io, json, totals, () => describeTotals(totals));
-          for (const s of totals.skipped) if (!json) io.err(`verq: could not claim ${s.file} (${s.code}); it is still in inbox/`);
-          return totals.skipped.length > 0 ? EXIT.failed : EXIT.ok;
-        });
-      }),
+            emit(io, json, totals, () => describeTotals(totals));
+            for (const s of totals.skipped)
+              if (!json) io.err(`verq: could not claim ${s.file} (${s.code}); it is still in inbox/`);
+            return totals.skipped.length > 0 ? EXIT.failed : EXIT.ok;
+          });
+        }),
     );
 
   files
@@ -94,7 +128,9 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
       runCommand(context, o, () =>
         withLedger(o.db, true, async (ledger) => {
           const entries = await listErrors(root, ledger);
-          emit(io, o.json === true, entries, () => [csvLine("file", "reason"), ...entries.map((e) => csvLine(e.file, e.reason))].join("\n"));
+          emit(io, o.json === true, entries, () =>
+            [csvLine("file", "reason"), ...entries.map((e) => csvLine(e.file, e.reason))].join("\n"),
+          );
         }),
       ),
     );
@@ -177,7 +213,9 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
     .action((root: string, o: JsonOptions & { profile?: string }) =>
       runCommand(context, o, () => {
         const schema = inferSchema(root, profileFrom(o.profile));
-        emit(io, o.json === true, schema, () => [csvLine("field", "type", "role"), ...schema.fields.map((f) => csvLine(f.field, f.type, f.role))].join("\n"));
+        emit(io, o.json === true, schema, () =>
+          [csvLine("field", "type", "role"), ...schema.fields.map((f) => csvLine(f.field, f.type, f.role))].join("\n"),
+        );
         if (schema.messages === 0 && o.json !== true) io.err("verq: no valid message in inbox/ or done/ to infer fields from");
       }),
     );

@@ -52,7 +52,12 @@ export function inventoryEffect(item: string): ReceiverEffect {
 
 /** The stock of `item` (0 when never stocked) and the receiver's request and effect counts. */
 export async function inventoryCounts(store: VerqStore, item: string): Promise<InventoryCounts> {
-  const row = await store.db.withTables<InventoryTables>().selectFrom("inventory").select("quantity").where("item", "=", item).executeTakeFirst();
+  const row = await store.db
+    .withTables<InventoryTables>()
+    .selectFrom("inventory")
+    .select("quantity")
+    .where("item", "=", item)
+    .executeTakeFirst();
   const { requests, effects } = await new ReceiptBook(store).counts();
   return { inventory: row === undefined ? 0 : Number(row.quantity), requests, effects };
 }

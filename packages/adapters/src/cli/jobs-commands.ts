@@ -8,7 +8,15 @@ import {
   type FinishOutcome,
   type Job,
 } from "@verq/core";
-import { JobQueue, JobWorker, MAX_BATCH_SIZE, type ClaimedJob, type JobWorkerReport, type JobWorkerResult, type VerqStore } from "@verq/store";
+import {
+  JobQueue,
+  JobWorker,
+  MAX_BATCH_SIZE,
+  type ClaimedJob,
+  type JobWorkerReport,
+  type JobWorkerResult,
+  type VerqStore,
+} from "@verq/store";
 import type { Command } from "commander";
 import { createHttpSender } from "../http/http-sender.ts";
 import { failpoint } from "../failpoints.ts";
@@ -147,18 +155,27 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
           payload: parsePayload(o.payload),
           maxAttempts: parseWholeNumber(o.maxAttempts, "--max-attempts", { min: 1, max: MAX_ATTEMPTS_LIMIT }),
           deadline: clockFromEnv().now() + parseDuration(o.deadline, "--deadline", { min: 1 }),
-          ...(o.orderingKey === undefined ? {} : { orderingKey: checkIdentifier(o.orderingKey, "--ordering-key", "VERQ_INVALID_ARGUMENT") }),
+          ...(o.orderingKey === undefined
+            ? {}
+            : { orderingKey: checkIdentifier(o.orderingKey, "--ordering-key", "VERQ_INVALID_ARGUMENT") }),
         };
         return withQueue(o.db, async (queue) => {
           const result = await queue.enqueue(input);
-          emit(io, o.json === true, result, () => `${result.created ? "enqueued" : "already enqueued (same payload, no-op)"} ${describeJob(result.job)}`);
+          emit(
+            io,
+            o.json === true,
+            result,
+            () => `${result.created ? "enqueued" : "already enqueued (same payload, no-op)"} ${describeJob(result.job)}`,
+          );
         });
       }),
     );
 
   jobs
     .command("work")
-    .description("claim due jobs and POST them to --target until stopped; one transaction records a round's outcomes and claims the next jobs")
+    .description(
+      "claim due jobs and POST them to --target until stopped; one transaction records a round's outcomes and claims the next jobs",
+    )
     .addOption(dbOption())
     .requiredOption("--target <url>", "receiver URL; the job id travels as the Idempotency-Key header")
     .option("--owner <name>", "worker name recorded with each claim", `worker-${process.pid}`)
@@ -206,7 +223,9 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
           emit(io, o.json === true, s, () =>
             [
               `pending=${s.byState.pending} leased=${s.byState.leased} done=${s.byState.done} dead=${s.byState.dead}`,
-              `dead by reason: ${Object.entries(s.dead.byReason).map(([r, v]) => `${r}=${v.count} (${(v.ratio * 100).toFixed(1)}%)`).join(" ")}`,
+              `dead by reason: ${Object.entries(s.dead.byReason)
+                .map(([r, v]) => `${r}=${v.count} (${(v.ratio * 100).toFixed(1)}%)`)
+                .join(" ")}`,
               `oldest dead: ${s.dead.oldest === null ? "none" : `${s.dead.oldest.id} since ${iso(s.dead.oldest.deadSince)}`}`,
               `last redrive: ${s.lastRedrive === null ? "none" : `${s.lastRedrive.jobId} ${s.lastRedrive.note} at ${iso(s.lastRedrive.at)} -> ${s.lastRedrive.resultState ?? "?"}`}`,
               `lease expiries: ${s.leaseExpiries}; stale finishes refused: ${s.staleFinishesRefused}`,
@@ -225,13 +244,26 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
     .addOption(jsonOption())
     .action((o: DbOptions & { reason?: string; limit: string }) =>
       runCommand(context, o, () => {
-        const reason = o.reason === undefined ? undefined : parseChoice<DeadReason>(o.reason, "--reason", ["permanent", "exhausted", "deadline"]);
+        const reason =
+          o.reason === undefined
+            ? undefined
+            : parseChoice<DeadReason>(o.reason, "--reason", ["permanent", "exhausted", "deadline"]);
         const limit = parseWholeNumber(o.limit, "--limit", { min: 1 });
         return withQueue(o.db, async (queue) => {
           const dead = await queue.list("dead", { limit, ...(reason === undefined ? {} : { reason }) });
-          const rows = dead.map((j) => ({ id: j.id, reason: j.reason, deadSince: j.deadSince, attempts: j.attempts, token: j.token }));
+          const rows = dead.map((j) => ({
+            id: j.id,
+            reason: j.reason,
+            deadSince: j.deadSince,
+            attempts: j.attempts,
+            token: j.token,
+          }));
           emit(io, o.json === true, rows, () =>
-            rows.length === 0 ? "no dead jobs" : rows.map((r) => `${r.id} ${r.reason} since ${iso(r.deadSince ?? 0)} attempts=${r.attempts} token=${r.token}`).join("\n"),
+            rows.length === 0
+              ? "no dead jobs"
+              : rows
+                  .map((r) => `${r.id} ${r.reason} since ${iso(r.deadSince ?? 0)} attempts=${r.attempts} token=${r.token}`)
+                  .join("\n"),
           );
         });
       }),
@@ -248,10 +280,16 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
     .action((id: string, o: DbOptions & { note: string; deadline?: string }) =>
       runCommand(context, o, () => {
         checkIdentifier(id, "the job id");
-        const deadline = o.deadline === undefined ? undefined : clockFromEnv().now() + parseDuration(o.deadline, "--deadline", { min: 1 });
+        const deadline =
+          o.deadline === undefined ? undefined : clockFromEnv().now() + parseDuration(o.deadline, "--deadline", { min: 1 });
         return withQueue(o.db, async (queue) => {
           const record = await queue.redrive(id, deadline === undefined ? { note: o.note } : { note: o.note, deadline });
-          emit(io, o.json === true, record, () => `redriven ${record.jobId} note=${record.note} previous token=${record.previousToken}`);
+          emit(
+            io,
+            o.json === true,
+            record,
+            () => `redriven ${record.jobId} note=${record.note} previous token=${record.previousToken}`,
+          );
         });
       }),
     );
@@ -269,7 +307,9 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
           const events = await queue.history(id);
           const job = await queue.get(id);
           if (job === null) throw new VerqError("VERQ_UNKNOWN_JOB", `no job with id ${id}`);
-          emit(io, o.json === true, { ...job, events }, () => [describeJob(job), ...events.map((e) => describeEvent(e, ["payload"]))].join("\n"));
+          emit(io, o.json === true, { ...job, events }, () =>
+            [describeJob(job), ...events.map((e) => describeEvent(e, ["payload"]))].join("\n"),
+          );
         });
       }),
     );

@@ -10,7 +10,10 @@ import { processIo, type CliContext, type CliIo } from "./output.ts";
  * Builds the `verq` program. Each area registers its own subcommands from its own file, so
  * that jobs, relay, files and receiver evolve without touching one another.
  */
-export function buildProgram(io: CliIo = processIo, setExitCode: (code: number) => void = (c) => (process.exitCode = c)): Command {
+export function buildProgram(
+  io: CliIo = processIo,
+  setExitCode: (code: number) => void = (c) => (process.exitCode = c),
+): Command {
   const program = new Command("verq")
     .description("effectively-once work on at-least-once delivery: jobs, a GUID relay, a file queue")
     .showHelpAfterError()

@@ -40,7 +40,8 @@ const withRelay = <T>(db: string, core: CoreClient, work: (relay: RelayService, 
 const coreFrom = (o: CoreOptions): CoreClient =>
   createHttpCoreClient({ url: o.core, timeoutMs: parseDuration(o.coreTimeout, "--core-timeout", { min: 1, max: 86_400_000 }) });
 
-const list = (guids: readonly string[]) => (guids.length === 0 ? "" : ` (${guids.slice(0, 20).join(", ")}${guids.length > 20 ? ", …" : ""})`);
+const list = (guids: readonly string[]) =>
+  guids.length === 0 ? "" : ` (${guids.slice(0, 20).join(", ")}${guids.length > 20 ? ", …" : ""})`;
 
 function describeEntry(entry: LedgerEntry): string {
   return `${entry.guid} ${entry.state} code=${entry.code} attempts=${entry.attempts} updated=${iso(entry.updatedAt)}`;
@@ -69,7 +70,9 @@ function withCoreOptions(command: Command, what: { timeoutOf: string; limitOf: s
  */
 export function registerRelayCommands(program: Command, context: CliContext): void {
   const { io } = context;
-  const relay = program.command("relay").description("the GUID relay: an idempotency ledger in front of a core that is not idempotent");
+  const relay = program
+    .command("relay")
+    .description("the GUID relay: an idempotency ledger in front of a core that is not idempotent");
 
   relay
     .command("serve")
@@ -79,42 +82,58 @@ export function registerRelayCommands(program: Command, context: CliContext): vo
     .requiredOption("--port <n>", "TCP port (0 picks a free one)")
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option("--core-timeout <duration>", "how long to wait for the core's answer before UNKNOWN (E901)", "10s")
-    .option("--recover-after <duration>", "sweep RECEIVED → FAILED and SENT → UNKNOWN once this old (longer than --core-timeout)", "1m")
+    .option(
+      "--recover-after <duration>",
+      "sweep RECEIVED → FAILED and SENT → UNKNOWN once this old (longer than --core-timeout)",
+      "1m",
+    )
     .option("--max-attempts <n>", "how many times a GUID may be sent in all, channel resends of a FAILED entry included", "5")
     .addOption(jsonOption("print JSON lines"))
     .action((o: CoreOptions & { port: string; host: string; recoverAfter: string; maxAttempts: string }) =>
-    runCommand(context, o, () => {
-      const json = o.json === true;
-      const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
-      const timeoutMs = parseDuration(o.coreTimeout, "--core-timeout", { min: 1, max: 86_400_000 });
-      const recoverAfterMs = parseDuration(o.recoverAfter, "--recover-after");
-      if (recoverAfterMs <= timeoutMs) {
-        throw new VerqError("VERQ_INVALID_ARGUMENT", "--recover-after must be longer than --core-timeout, or a live request could be swept");
-      }
-      const maxAttempts = parseWholeNumber(o.maxAttempts, "--max-attempts", { min: 1 });
-      const core = createHttpCoreClient({ url: o.core, timeoutMs });
-      return withStore(o.db, async (store) => {
-        const service = new RelayService({ ledger: new GuidLedger(store, { clock: clockFromEnv() }), core, maxAttempts });
-        const sweep = async () => {
-          const swept = await service.recover(recoverAfterMs);
-          if (swept.failed.length + swept.unknown.length > 0) {
-            emit(io, json, { swept }, () => `recovered: FAILED ${swept.failed.length}${list(swept.failed)}, UNKNOWN ${swept.unknown.length}${list(swept.unknown)}`);
-          }
-        };
-        await sweep();
-        const app = createRelayServer({ relay: service });
-        const address = await app.listen({ port, host: o.host });
-        emit(io, json, { listening: address }, () => `relay listening on ${address}`);
-        const timer = setInterval(() => {
-          sweep().catch((error: unknown) => reportError(io, json, error));
-        }, Math.max(1_000, Math.floor(recoverAfterMs / 2)));
-        timer.unref();
-        await untilStopSignal();
-        clearInterval(timer);
-        await app.close();
-      });
-    }),
-  );
+      runCommand(context, o, () => {
+        const json = o.json === true;
+        const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
+        const timeoutMs = parseDuration(o.coreTimeout, "--core-timeout", { min: 1, max: 86_400_000 });
+        const recoverAfterMs = parseDuration(o.recoverAfter, "--recover-after");
+        if (recoverAfterMs <= timeoutMs) {
+          throw new VerqError(
+            "VERQ_INVALID_ARGUMENT",
+            "--recover-after must be longer than --core-timeout, or a live request could be swept",
+          );
+        }
+        const maxAttempts = parseWholeNumber(o.maxAttempts, "--max-attempts", { min: 1 });
+        const core = createHttpCoreClient({ url: o.core, timeoutMs });
+        return withStore(o.db, async (store) => {
+          const service = new RelayService({ ledger: new GuidLedger(store, { clock: clockFromEnv() }), core, maxAttempts });
+          const sweep = async () => {
+            const swept = await service.recover(recoverAfterMs);
+            if (swept.failed.length + swept.unknown.length > 0) {
+              emit(
+                io,
+                json,
+                { swept },
+                () =>
+                  `recovered: FAILED ${swept.failed.length}${list(swept.failed)}, UNKNOWN ${swept.unknown.length}${list(swept.unknown)}`,
+              );
+            }
+          };
+          await sweep();
+          const app = createRelayServer({ relay: service });
+          const address = await app.listen({ port, host: o.host });
+          emit(io, json, { listening: address }, () => `relay listening on ${address}`);
+          const timer = setInterval(
+            () => {
+              sweep().catch((error: unknown) => reportError(io, json, error));
+            },
+            Math.max(1_000, Math.floor(recoverAfterMs / 2)),
+          );
+          timer.unref();
+          await untilStopSignal();
+          clearInterval(timer);
+          await app.close();
+        });
+      }),
+    );
 
   withCoreOptions(
     relay
@@ -156,7 +175,9 @@ export function registerRelayCommands(program: Command, context: CliContext): vo
           [
             ...report.items
               .filter((i) => i.outcome === "sent")
-              .map((i) => `${i.guid} sent again (attempt ${i.attempts}) -> ${i.state}${i.outcome === "sent" ? ` ${i.code}` : ""}`),
+              .map(
+                (i) => `${i.guid} sent again (attempt ${i.attempts}) -> ${i.state}${i.outcome === "sent" ? ` ${i.code}` : ""}`,
+              ),
             `reprocessed: DONE ${report.done}, not DONE ${report.notDone}; at the attempt cap ${report.atCap}; UNKNOWN skipped (resolve them) ${report.skippedUnknown}`,
           ].join("\n"),
         );
@@ -167,24 +188,30 @@ export function registerRelayCommands(program: Command, context: CliContext): vo
 
   relay
     .command("purge")
-    .description("delete DONE entries older than --retention, with their events (audited); never UNKNOWN, FAILED, RECEIVED or SENT")
+    .description(
+      "delete DONE entries older than --retention, with their events (audited); never UNKNOWN, FAILED, RECEIVED or SENT",
+    )
     .addOption(dbOption(LEDGER_DB))
     .requiredOption("--retention <duration>", "keep DONE entries this long; must be longer than --resend-window")
     .requiredOption("--resend-window <duration>", "the channel's longest resend window")
     .addOption(jsonOption())
     .action((o: DbOptions & { retention: string; resendWindow: string }) =>
-    runCommand(context, o, () => {
-      const retentionMs = parseDuration(o.retention, "--retention");
-      const resendWindowMs = parseDuration(o.resendWindow, "--resend-window");
-      return withRelay(o.db, NO_CORE, async (service) => {
-        const result = await service.purge({ retentionMs, resendWindowMs });
-        const kept = Object.entries(result.kept).filter(([, n]) => n > 0);
-        emit(io, o.json === true, result, () =>
-          `purged ${result.purged} DONE entries (${result.events} events); kept although older: ${kept.length === 0 ? "none" : kept.map(([s, n]) => `${s}=${n}`).join(" ")}`,
-        );
-      });
-    }),
-  );
+      runCommand(context, o, () => {
+        const retentionMs = parseDuration(o.retention, "--retention");
+        const resendWindowMs = parseDuration(o.resendWindow, "--resend-window");
+        return withRelay(o.db, NO_CORE, async (service) => {
+          const result = await service.purge({ retentionMs, resendWindowMs });
+          const kept = Object.entries(result.kept).filter(([, n]) => n > 0);
+          emit(
+            io,
+            o.json === true,
+            result,
+            () =>
+              `purged ${result.purged} DONE entries (${result.events} events); kept although older: ${kept.length === 0 ? "none" : kept.map(([s, n]) => `${s}=${n}`).join(" ")}`,
+          );
+        });
+      }),
+    );
 
   relay
     .command("show")
@@ -193,14 +220,20 @@ export function registerRelayCommands(program: Command, context: CliContext): vo
     .addOption(dbOption(LEDGER_DB))
     .addOption(jsonOption("print JSON: guid, state, code, attempts, updatedAt, …, events"))
     .action((guid: string, o: DbOptions) =>
-    runCommand(context, o, () => {
-      if (!isValidGuid(guid)) throw new VerqError("VERQ_INVALID_ARGUMENT", "a GUID is 1 to 128 ASCII letters, digits, . _ : or -, starting with a letter or digit");
-      return withRelay(o.db, NO_CORE, async (service) => {
-        const { entry, events } = await service.show(guid);
-        emit(io, o.json === true, { ...entry, events }, () => [describeEntry(entry), ...events.map((e: StoredEvent) => describeEvent(e, HIDDEN_FIELDS))].join("\n"));
-      });
-    }),
-  );
+      runCommand(context, o, () => {
+        if (!isValidGuid(guid))
+          throw new VerqError(
+            "VERQ_INVALID_ARGUMENT",
+            "a GUID is 1 to 128 ASCII letters, digits, . _ : or -, starting with a letter or digit",
+          );
+        return withRelay(o.db, NO_CORE, async (service) => {
+          const { entry, events } = await service.show(guid);
+          emit(io, o.json === true, { ...entry, events }, () =>
+            [describeEntry(entry), ...events.map((e: StoredEvent) => describeEvent(e, HIDDEN_FIELDS))].join("\n"),
+          );
+        });
+      }),
+    );
 
   relay
     .command("stats")
@@ -208,19 +241,21 @@ export function registerRelayCommands(program: Command, context: CliContext): vo
     .addOption(dbOption(LEDGER_DB))
     .addOption(jsonOption())
     .action((o: DbOptions) =>
-    runCommand(context, o, () =>
-      withRelay(o.db, NO_CORE, async (service) => {
-        const s = await service.stats();
-        emit(io, o.json === true, s, () =>
-          [
-            `${Object.entries(s.byState).map(([state, n]) => `${state}=${n}`).join(" ")} total=${s.total}`,
-            `oldest UNKNOWN: ${s.oldestUnknown === null ? "none" : `${s.oldestUnknown.guid} since ${iso(s.oldestUnknown.since)}`}`,
-            `oldest FAILED: ${s.oldestFailed === null ? "none" : `${s.oldestFailed.guid} since ${iso(s.oldestFailed.since)} attempts=${s.oldestFailed.attempts}`}`,
-            `attempts: total=${s.attempts.total} max=${s.attempts.max} sent more than once=${s.attempts.retried}`,
-            `last purge: ${s.lastPurge === null ? "none" : `${s.lastPurge.count} entries at ${iso(s.lastPurge.at)}`}`,
-          ].join("\n"),
-        );
-      }),
-    ),
-  );
+      runCommand(context, o, () =>
+        withRelay(o.db, NO_CORE, async (service) => {
+          const s = await service.stats();
+          emit(io, o.json === true, s, () =>
+            [
+              `${Object.entries(s.byState)
+                .map(([state, n]) => `${state}=${n}`)
+                .join(" ")} total=${s.total}`,
+              `oldest UNKNOWN: ${s.oldestUnknown === null ? "none" : `${s.oldestUnknown.guid} since ${iso(s.oldestUnknown.since)}`}`,
+              `oldest FAILED: ${s.oldestFailed === null ? "none" : `${s.oldestFailed.guid} since ${iso(s.oldestFailed.since)} attempts=${s.oldestFailed.attempts}`}`,
+              `attempts: total=${s.attempts.total} max=${s.attempts.max} sent more than once=${s.attempts.retried}`,
+              `last purge: ${s.lastPurge === null ? "none" : `${s.lastPurge.count} entries at ${iso(s.lastPurge.at)}`}`,
+            ].join("\n"),
+          );
+        }),
+      ),
+    );
 }

@@ -12,7 +12,13 @@ export const ownerText = (owner: ClaimOwner): string => `${owner.pid}@${owner.ho
 
 /** This process, with the host name cut to letters, digits and `-` (at most 32). */
 export function currentOwner(): ClaimOwner {
-  return { pid: process.pid, host: hostname().replace(/[^A-Za-z0-9-]/g, "-").slice(0, 32) || "host" };
+  return {
+    pid: process.pid,
+    host:
+      hostname()
+        .replace(/[^A-Za-z0-9-]/g, "-")
+        .slice(0, 32) || "host",
+  };
 }
 
 /**

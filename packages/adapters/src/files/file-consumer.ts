@@ -3,7 +3,15 @@ import { join } from "node:path";
 import { isVerqError, type Message, type MessageErrorReason } from "@verq/core";
 import type { FileLedger, ProcessedMessage, ProcessedMessageHandler, SettleInput, SettleResult } from "@verq/store";
 import { failpoint } from "../failpoints.ts";
-import { currentOwner, newClaimId, ownerMayBeAlive, ownerText, parseProcessingName, processingName, type ClaimOwner } from "./claim-name.ts";
+import {
+  currentOwner,
+  newClaimId,
+  ownerMayBeAlive,
+  ownerText,
+  parseProcessingName,
+  processingName,
+  type ClaimOwner,
+} from "./claim-name.ts";
 import { decodeMessage } from "./message-decoder.ts";
 import { validateMessage } from "./message-validator.ts";
 import { placeFile, removeFile, sameFile } from "./place-file.ts";
@@ -253,7 +261,13 @@ export class FileConsumer {
         }
       }
       const errorCopy = join(this.dirs.error, file);
-      const base = { claimId, owner: ownerText(this.#owner), file, recovered, errorCopyExists: existsSync(errorCopy) && !sameFile(path, errorCopy) };
+      const base = {
+        claimId,
+        owner: ownerText(this.#owner),
+        file,
+        recovered,
+        errorCopyExists: existsSync(errorCopy) && !sameFile(path, errorCopy),
+      };
       const verdict = this.#examine(path);
       let result: SettleResult;
       let placedAs: string;
@@ -264,7 +278,8 @@ export class FileConsumer {
         failpoint("files.afterPlace");
         result = await this.#settleOrUnplace(this.dirs.error, placedAs, { ...base, verdict: { ...verdict, file: placedAs } });
       }
-      if (result.kind === "already") placedAs = this.#reconcile(path, placedAs, verdict.kind === "valid" ? "done" : "error", result.message, claimId);
+      if (result.kind === "already")
+        placedAs = this.#reconcile(path, placedAs, verdict.kind === "valid" ? "done" : "error", result.message, claimId);
       failpoint("files.afterCommit");
       removeFile(path);
       this.#count(result, file, placedAs, recovered);
@@ -278,9 +293,14 @@ export class FileConsumer {
     }
   }
 
-  #examine(path: string): { kind: "valid"; processed: ProcessedMessage; fields: Record<string, unknown> } | { kind: "invalid"; reason: MessageErrorReason; detail: string } {
+  #examine(
+    path: string,
+  ):
+    | { kind: "valid"; processed: ProcessedMessage; fields: Record<string, unknown> }
+    | { kind: "invalid"; reason: MessageErrorReason; detail: string } {
     const read = readClaimedFile(path, this.#maxBytes);
-    if (!read.ok) return { kind: "invalid", reason: "too-large", detail: `${read.size} bytes, over the limit of ${this.#maxBytes}` };
+    if (!read.ok)
+      return { kind: "invalid", reason: "too-large", detail: `${read.size} bytes, over the limit of ${this.#maxBytes}` };
     const decoded = decodeMessage(read.bytes);
     if (!decoded.ok) return { kind: "invalid", reason: decoded.reason, detail: decoded.detail };
     const checked = validateMessage(decoded.value, this.#profile);
@@ -310,7 +330,10 @@ export class FileConsumer {
             }
           };
     try {
-      const result = await this.#ledger.settle({ ...base, verdict: { kind: "valid", ...verdict.processed, file: placedAs } }, handler);
+      const result = await this.#ledger.settle(
+        { ...base, verdict: { kind: "valid", ...verdict.processed, file: placedAs } },
+        handler,
+      );
       return { result, placedAs };
     } catch (error) {
       removeFile(join(this.dirs.done, placedAs));

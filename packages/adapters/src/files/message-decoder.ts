@@ -21,13 +21,18 @@ export function decodeMessage(bytes: Uint8Array): DecodeResult {
   } catch {
     return { ok: false, reason: "parse", detail: "not valid UTF-8" };
   }
-  if (text.trim() === "") return { ok: false, reason: "parse", detail: bytes.length === 0 ? "empty file" : "no JSON in the file" };
+  if (text.trim() === "")
+    return { ok: false, reason: "parse", detail: bytes.length === 0 ? "empty file" : "no JSON in the file" };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     const position = /position (\d+)/.exec(error instanceof Error ? error.message : "")?.[1];
-    return { ok: false, reason: "parse", detail: position === undefined ? "not valid JSON" : `not valid JSON (at character ${position})` };
+    return {
+      ok: false,
+      reason: "parse",
+      detail: position === undefined ? "not valid JSON" : `not valid JSON (at character ${position})`,
+    };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     const found = value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;

@@ -65,14 +65,17 @@ export function validateMessage(value: Record<string, unknown>, profile: FileQue
     .map(([name]) => name);
   if (missing.length > 0) return { ok: false, reason: "missing-field", detail: `missing: ${missing.join(", ")}` };
   // An optional field given as null counts as absent.
-  const present = Object.fromEntries(Object.entries(value).filter(([name, v]) => !(v === null && Object.hasOwn(profile.fields, name))));
+  const present = Object.fromEntries(
+    Object.entries(value).filter(([name, v]) => !(v === null && Object.hasOwn(profile.fields, name))),
+  );
   let schema = schemas.get(profile);
   if (schema === undefined) {
     schema = buildSchema(profile);
     schemas.set(profile, schema);
   }
   const result = schema.safeParse(present);
-  if (!result.success) return { ok: false, reason: "invalid-field", detail: `invalid: ${result.error.issues.map(describeIssue).join(", ")}` };
+  if (!result.success)
+    return { ok: false, reason: "invalid-field", detail: `invalid: ${result.error.issues.map(describeIssue).join(", ")}` };
   const fields = result.data;
   const amount = profile.amount === undefined ? undefined : fields[profile.amount];
   return {

@@ -7,7 +7,9 @@ export const FIELD_TYPES = ["string", "integer", "number", "boolean"] as const;
 /** One of {@link FIELD_TYPES}. */
 export type FieldType = (typeof FIELD_TYPES)[number];
 
-const fieldName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/, "a field name is 1-64 letters, digits, _ . or -, starting with a letter or _");
+const fieldName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/, "a field name is 1-64 letters, digits, _ . or -, starting with a letter or _");
 
 const profileSchema = z
   .strictObject({
@@ -31,8 +33,10 @@ const profileSchema = z
       const name = p[key];
       if (name === undefined) return;
       const field = p.fields[name];
-      if (field === undefined) return ctx.addIssue({ code: "custom", path: [key], message: `${name} is not one of the declared fields` });
-      if (!types.includes(field.type)) ctx.addIssue({ code: "custom", path: [key], message: `${name} must be of type ${types.join(" or ")}` });
+      if (field === undefined)
+        return ctx.addIssue({ code: "custom", path: [key], message: `${name} is not one of the declared fields` });
+      if (!types.includes(field.type))
+        ctx.addIssue({ code: "custom", path: [key], message: `${name} must be of type ${types.join(" or ")}` });
       if (required && !field.required) ctx.addIssue({ code: "custom", path: [key], message: `${name} must be a required field` });
     };
     role("idempotencyKey", ["string", "integer"], true);
@@ -40,7 +44,8 @@ const profileSchema = z
     role("sequence", ["integer"], true);
     role("amount", ["number", "integer"], false);
     const roles = [p.idempotencyKey, p.sequence, p.group, p.amount].filter((r) => r !== undefined);
-    if (new Set(roles).size !== roles.length) ctx.addIssue({ code: "custom", path: [], message: "each role needs its own field" });
+    if (new Set(roles).size !== roles.length)
+      ctx.addIssue({ code: "custom", path: [], message: "each role needs its own field" });
   });
 
 /**

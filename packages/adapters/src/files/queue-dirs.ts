@@ -27,7 +27,9 @@ export function initQueue(root: string): QueueDirs {
     for (const folder of QUEUE_FOLDERS) mkdirSync(dirs[folder], { recursive: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "an error";
-    throw new VerqError("VERQ_INVALID_ARGUMENT", `cannot create the queue folders under ${dirs.root} (${code})`, { cause: error });
+    throw new VerqError("VERQ_INVALID_ARGUMENT", `cannot create the queue folders under ${dirs.root} (${code})`, {
+      cause: error,
+    });
   }
   return dirs;
 }
@@ -46,12 +48,18 @@ export function openQueue(root: string): QueueDirs {
       if (!stat.isDirectory()) throw new Error("not a directory");
       dev = stat.dev;
     } catch {
-      throw new VerqError("VERQ_INVALID_ARGUMENT", `${dirs.root} is not a file queue: ${folder}/ is missing; create it with: verq files init ROOT`);
+      throw new VerqError(
+        "VERQ_INVALID_ARGUMENT",
+        `${dirs.root} is not a file queue: ${folder}/ is missing; create it with: verq files init ROOT`,
+      );
     }
     devices.add(dev);
   }
   if (devices.size !== 1) {
-    throw new VerqError("VERQ_INVALID_ARGUMENT", `the folders of ${dirs.root} are on different filesystems; a claim must be one atomic rename, so put them on one`);
+    throw new VerqError(
+      "VERQ_INVALID_ARGUMENT",
+      `the folders of ${dirs.root} are on different filesystems; a claim must be one atomic rename, so put them on one`,
+    );
   }
   return dirs;
 }

@@ -34,7 +34,11 @@ export function replayFile(root: string, file: string): void {
   } catch {
     isFile = false;
   }
-  if (!isFile) throw new MessageError("VERQ_FILE_NOT_FOUND", `${file} is not a file in error/; nothing was changed (list them with: verq files errors)`);
+  if (!isFile)
+    throw new MessageError(
+      "VERQ_FILE_NOT_FOUND",
+      `${file} is not a file in error/; nothing was changed (list them with: verq files errors)`,
+    );
   try {
     linkSync(from, to);
   } catch (error) {

@@ -8,7 +8,17 @@ import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
  */
 export function edgeErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-  const code = status === 413 ? "VERQ_BODY_TOO_LARGE" : status === 415 ? "VERQ_UNSUPPORTED_MEDIA_TYPE" : status < 500 ? "VERQ_INVALID_BODY" : "VERQ_UNEXPECTED";
+  const code =
+    status === 413
+      ? "VERQ_BODY_TOO_LARGE"
+      : status === 415
+        ? "VERQ_UNSUPPORTED_MEDIA_TYPE"
+        : status < 500
+          ? "VERQ_INVALID_BODY"
+          : "VERQ_UNEXPECTED";
   if (status >= 500) request.log.error({ err: error }, "verq: unexpected error in an HTTP edge");
-  void reply.code(status).header("content-type", "application/json").send(JSON.stringify({ error: { code } }));
+  void reply
+    .code(status)
+    .header("content-type", "application/json")
+    .send(JSON.stringify({ error: { code } }));
 }

@@ -62,7 +62,9 @@ export const receiverPlugin: FastifyPluginCallback<ReceiverPluginOptions> = (app
   app.post("/", { bodyLimit: options.bodyLimit ?? 65_536 }, async (request, reply) => {
     const key = request.headers["idempotency-key"];
     if (typeof key !== "string" || key.length === 0) {
-      return reply.code(400).send({ error: { code: "VERQ_MISSING_IDEMPOTENCY_KEY", message: "send the job id as the Idempotency-Key header" } });
+      return reply
+        .code(400)
+        .send({ error: { code: "VERQ_MISSING_IDEMPOTENCY_KEY", message: "send the job id as the Idempotency-Key header" } });
     }
     try {
       checkIdentifier(key, "the Idempotency-Key header", "VERQ_INVALID_ARGUMENT");

@@ -74,7 +74,10 @@ function parseBase(url: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    throw new VerqError("VERQ_INVALID_ARGUMENT", `the core URL must be an http(s) URL such as http://127.0.0.1:8081; got ${JSON.stringify(url.slice(0, 80))}`);
+    throw new VerqError(
+      "VERQ_INVALID_ARGUMENT",
+      `the core URL must be an http(s) URL such as http://127.0.0.1:8081; got ${JSON.stringify(url.slice(0, 80))}`,
+    );
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new VerqError("VERQ_INVALID_ARGUMENT", "the core URL must start with http:// or https://");

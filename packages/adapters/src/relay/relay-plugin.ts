@@ -50,7 +50,8 @@ export const relayPlugin: FastifyPluginCallback<RelayPluginOptions> = (app, opti
     }
     const answer = await relay.transfer(text);
     void reply.code(answer.status).header("content-type", "application/json");
-    if (answer.state !== null) void reply.header("verq-ledger-state", answer.state).header("idempotent-replayed", String(answer.replayed));
+    if (answer.state !== null)
+      void reply.header("verq-ledger-state", answer.state).header("idempotent-replayed", String(answer.replayed));
     return reply.send(answer.body);
   });
   done();

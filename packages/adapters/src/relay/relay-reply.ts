@@ -50,7 +50,7 @@ export function payloadMismatchReply(entry: LedgerEntry): RelayReply {
 const PROBLEMS: Record<ChannelRequestProblem, { code: string; message: string }> = {
   "invalid-json": { code: "VERQ_INVALID_JSON", message: "the body must be UTF-8 JSON" },
   "not-an-object": { code: "VERQ_INVALID_BODY", message: "the body must be a JSON object with a guid" },
-  "missing-guid": { code: "VERQ_MISSING_GUID", message: "the body must carry the transfer's GUID as \"guid\"" },
+  "missing-guid": { code: "VERQ_MISSING_GUID", message: 'the body must carry the transfer\'s GUID as "guid"' },
   "invalid-guid": {
     code: "VERQ_INVALID_GUID",
     message: "a GUID is 1 to 128 ASCII letters, digits, . _ : or -, starting with a letter or digit",

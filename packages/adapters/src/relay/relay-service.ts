@@ -58,10 +58,17 @@ export class RelayService {
     const request = readChannelRequest(text);
     if (!request.ok) return badRequestReply(request.problem);
     const { guid } = request;
-    const got = await this.ledger.receive({ guid, request: text, fingerprint: request.fingerprint, maxAttempts: this.#maxAttempts });
+    const got = await this.ledger.receive({
+      guid,
+      request: text,
+      fingerprint: request.fingerprint,
+      maxAttempts: this.#maxAttempts,
+    });
     switch (got.kind) {
       case "repeat":
-        return got.refusal === "payload-mismatch" ? payloadMismatchReply(got.entry) : replyFor(got.entry, got.refusal === "replay");
+        return got.refusal === "payload-mismatch"
+          ? payloadMismatchReply(got.entry)
+          : replyFor(got.entry, got.refusal === "replay");
       case "resend":
         return replyFor(await deliver(this.#context, got.entry), false);
       case "claimed": {

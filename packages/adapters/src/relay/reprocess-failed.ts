@@ -4,9 +4,21 @@ import { deliver, type RelayContext } from "./relay-context.ts";
 /** What reprocessing one entry did. */
 export type ReprocessItem =
   /** Sent again with the same GUID and the stored request; `state` and `code` after the call. */
-  | { readonly guid: string; readonly outcome: "sent"; readonly state: GuidState; readonly code: string; readonly attempts: number }
+  | {
+      readonly guid: string;
+      readonly outcome: "sent";
+      readonly state: GuidState;
+      readonly code: string;
+      readonly attempts: number;
+    }
   /** Not sent: `not-failed` (UNKNOWN is never reprocessed) or `attempts-exhausted` (at the cap). */
-  | { readonly guid: string; readonly outcome: "refused"; readonly refusal: GuidRefusal; readonly state: GuidState; readonly attempts: number }
+  | {
+      readonly guid: string;
+      readonly outcome: "refused";
+      readonly refusal: GuidRefusal;
+      readonly state: GuidState;
+      readonly attempts: number;
+    }
   /** The entry was deleted meanwhile (it cannot be: purge takes DONE only; kept for robustness). */
   | { readonly guid: string; readonly outcome: "gone" };
 
@@ -35,7 +47,13 @@ async function reprocessOne(context: RelayContext, entry: LedgerEntry, maxAttemp
   });
   if (change === null) return { guid: entry.guid, outcome: "gone" };
   if (!change.accepted) {
-    return { guid: entry.guid, outcome: "refused", refusal: change.refusal, state: change.entry.state, attempts: change.entry.attempts };
+    return {
+      guid: entry.guid,
+      outcome: "refused",
+      refusal: change.refusal,
+      state: change.entry.state,
+      attempts: change.entry.attempts,
+    };
   }
   const after = await deliver(context, change.entry);
   return { guid: entry.guid, outcome: "sent", state: after.state, code: after.code, attempts: after.attempts };
@@ -47,7 +65,10 @@ async function reprocessOne(context: RelayContext, entry: LedgerEntry, maxAttemp
  * It looks at FAILED and UNKNOWN entries, oldest first, up to `limit`, and lets the machine
  * refuse the UNKNOWN ones, so that the report says how many wait for resolve.
  */
-export async function reprocessFailed(context: RelayContext, options: { maxAttempts: number; limit?: number }): Promise<ReprocessReport> {
+export async function reprocessFailed(
+  context: RelayContext,
+  options: { maxAttempts: number; limit?: number },
+): Promise<ReprocessReport> {
   const items: ReprocessItem[] = [];
   for (const entry of await context.ledger.list(["FAILED", "UNKNOWN"], options.limit ?? 1_000)) {
     items.push(await reprocessOne(context, entry, options.maxAttempts));

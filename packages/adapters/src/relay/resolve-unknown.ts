@@ -20,7 +20,10 @@ export interface ResolveReport {
  * Found → DONE with the core's answer; a 404 naming the GUID → FAILED; an inquiry error leaves
  * the entry as it is. Looks at up to `limit` UNKNOWN entries, oldest first.
  */
-export async function resolveUnknown(context: RelayContext, options: { minAgeMs: number; limit?: number }): Promise<ResolveReport> {
+export async function resolveUnknown(
+  context: RelayContext,
+  options: { minAgeMs: number; limit?: number },
+): Promise<ResolveReport> {
   const done: string[] = [];
   const failed: string[] = [];
   const young: string[] = [];

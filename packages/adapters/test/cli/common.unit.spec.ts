@@ -53,8 +53,15 @@ describe("choices and URLs", () => {
 });
 
 describe("describeEvent", () => {
-  const event = (data: Record<string, unknown>): StoredEvent =>
-    ({ position: 3, streamType: "job", streamId: "a", version: 2, type: "job.claimed", data, at: 0 });
+  const event = (data: Record<string, unknown>): StoredEvent => ({
+    position: 3,
+    streamType: "job",
+    streamId: "a",
+    version: 2,
+    type: "job.claimed",
+    data,
+    at: 0,
+  });
   it("prints version, time, type and fields, without `at` and the hidden fields", () => {
     expect(describeEvent(event({ token: 1, owner: "w1", payload: { secret: 1 }, at: 0 }), ["payload"])).toBe(
       "  v2 1970-01-01T00:00:00.000Z job.claimed token=1 owner=w1",

@@ -11,14 +11,22 @@ beforeEach(() => (q = makeQueue("bad")));
 afterEach(() => q.remove());
 
 async function errorsJson(): Promise<{ file: string; reason: string; detail: string | null }[]> {
-  return JSON.parse((await verq("files", "errors", q.root, "--db", q.db, "--json")).out) as { file: string; reason: string; detail: string | null }[];
+  return JSON.parse((await verq("files", "errors", q.root, "--db", q.db, "--json")).out) as {
+    file: string;
+    reason: string;
+    detail: string | null;
+  }[];
 }
 
 describe("bad input: each file goes where it should, with its reason, whole and unchanged", () => {
   it("F2/F5: empty, blank, BOM, array, scalar, null, over the size limit, invalid UTF-8, UTF-16, spaces in names, non-.json ignored", async () => {
     const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(valid("BOM1"))]);
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(valid("U16"), "utf16le")]);
-    const invalidUtf8 = Buffer.concat([Buffer.from('{"msg_id": "BAD'), Buffer.from([0xc3, 0x28]), Buffer.from('", "order_no": "O", "seq": 1, "amount": 1}')]);
+    const invalidUtf8 = Buffer.concat([
+      Buffer.from('{"msg_id": "BAD'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('", "order_no": "O", "seq": 1, "amount": 1}'),
+    ]);
     q.write([
       { name: "empty.json", text: "" },
       { name: "blank.json", text: " \n\t\n" },
@@ -32,7 +40,7 @@ describe("bad input: each file goes where it should, with its reason, whole and 
       { name: "invalid-utf8.json", text: invalidUtf8 },
       { name: "utf16.json", text: utf16 },
       { name: "with spaces and ü.json", text: valid("SPACE") },
-      { name: "comma, \"quote\".json", text: "{" },
+      { name: 'comma, "quote".json', text: "{" },
       { name: "notes.txt", text: valid("TXT") },
       { name: "data.json.tmp", text: valid("TMP") },
       { name: ".hidden.json", text: valid("HIDDEN") },
@@ -53,7 +61,7 @@ describe("bad input: each file goes where it should, with its reason, whole and 
       "array.json": "parse: not a JSON object (found an array)",
       "big.json": bigReason,
       "blank.json": "parse: no JSON in the file",
-      "comma, \"quote\".json": "parse: not valid JSON (at character 1)",
+      'comma, "quote".json': "parse: not valid JSON (at character 1)",
       "empty.json": "parse: empty file",
       "invalid-utf8.json": "parse: not valid UTF-8",
       "null.json": "parse: not a JSON object (found null)",
@@ -137,7 +145,14 @@ describe("bad input: each file goes where it should, with its reason, whole and 
     expect(done[1]).toMatch(/^same~[0-9a-z]+\.json$/);
     expect(error).toHaveLength(2);
     const reasons = await errorsJson();
-    expect(reasons.map((r) => r.detail)).toEqual(expect.arrayContaining(["not valid JSON (at character 1)", "not a JSON object (found an array)"]));
-    await withLedger(q.db, async (ledger) => expect((await ledger.processed()).map((r) => [r.msg_id, r.file])).toEqual([["R1", "same.json"], ["R2", done[1]]]));
+    expect(reasons.map((r) => r.detail)).toEqual(
+      expect.arrayContaining(["not valid JSON (at character 1)", "not a JSON object (found an array)"]),
+    );
+    await withLedger(q.db, async (ledger) =>
+      expect((await ledger.processed()).map((r) => [r.msg_id, r.file])).toEqual([
+        ["R1", "same.json"],
+        ["R2", done[1]],
+      ]),
+    );
   });
 });

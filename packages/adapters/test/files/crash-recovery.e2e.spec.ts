@@ -3,7 +3,16 @@ import { join } from "node:path";
 import { COURSE_EXPECTED } from "@verq/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { runVerq, spawnHelper } from "./helpers/cli-child.ts";
-import { bulkFixture, makeQueue, names, outcome, verq, withLedger, writeCourseFixture, type TestQueue } from "./helpers/queue-fixture.ts";
+import {
+  bulkFixture,
+  makeQueue,
+  names,
+  outcome,
+  verq,
+  withLedger,
+  writeCourseFixture,
+  type TestQueue,
+} from "./helpers/queue-fixture.ts";
 
 const queues: TestQueue[] = [];
 afterEach(() => {
@@ -40,7 +49,13 @@ describe("F3 crash safety: a consumer that dies is recovered at the next start",
     expect(restart.status, restart.stderr).toBe(0);
     expect(restart.stdout).toMatch(/^done=\d+ error=\d+ duplicates=\d+ recovered=[01]\n$/);
     const result = await outcome(q);
-    expect(result).toMatchObject({ inbox: 0, processing: 0, done: expected.done, error: expected.error, processed: expected.processed });
+    expect(result).toMatchObject({
+      inbox: 0,
+      processing: 0,
+      done: expected.done,
+      error: expected.error,
+      processed: expected.processed,
+    });
     expect(result.duplicates).toEqual(expected.duplicates);
     expect(result.duplicateFiles).toBe(300 / 10 - 300 / 50); // every 10th file resends, except those that are every 25th (bad)
     expect(result.maxClaimsPerStream).toBe(1);
@@ -72,7 +87,13 @@ describe("F3 crash safety: a consumer that dies is recovered at the next start",
       const errors = c.first === "valid" ? 2 : 3;
       expect(restart).toEqual({ code: 0, out: `done=${21 - errors} error=${errors} duplicates=3 recovered=1\n`, err: "" });
       const result = await outcome(q);
-      expect(result).toMatchObject({ inbox: 0, processing: 0, done: 21 - errors, error: errors, processed: c.first === "valid" ? 16 : 15 });
+      expect(result).toMatchObject({
+        inbox: 0,
+        processing: 0,
+        done: 21 - errors,
+        error: errors,
+        processed: c.first === "valid" ? 16 : 15,
+      });
       expect(result.duplicates).toEqual(COURSE_EXPECTED.duplicates);
       expect(result.maxClaimsPerStream).toBe(1);
       const placed = c.first === "valid" ? names(q.dirs.done) : names(q.dirs.error);

@@ -2,7 +2,16 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { COURSE_EXPECTED, COURSE_FIXTURE } from "@verq/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { digests, makeQueue, names, outcome, verq, withLedger, writeCourseFixture, type TestQueue } from "./helpers/queue-fixture.ts";
+import {
+  digests,
+  makeQueue,
+  names,
+  outcome,
+  verq,
+  withLedger,
+  writeCourseFixture,
+  type TestQueue,
+} from "./helpers/queue-fixture.ts";
 
 let q: TestQueue;
 beforeEach(() => {
@@ -68,7 +77,8 @@ describe("the course's 20-file situation", () => {
   });
 
   it("F9: schema lists every field of the valid messages with the idempotency-key and sequence roles", async () => {
-    const expected = "field,type,role\nmsg_id,string,idempotency-key\norder_no,string,\nseq,integer,sequence\namount,integer,\ncurrency,string,\nsent_at,string,\n";
+    const expected =
+      "field,type,role\nmsg_id,string,idempotency-key\norder_no,string,\nseq,integer,sequence\namount,integer,\ncurrency,string,\nsent_at,string,\n";
     expect(await verq("files", "schema", q.root)).toEqual({ code: 0, out: expected, err: "" });
     // The same after the run, now from done/ (the two files in error/ are left out).
     await verq("files", "consume", q.root, "--db", q.db);
@@ -103,7 +113,11 @@ describe("the course's 20-file situation", () => {
       const snapshot = async () => ({
         processed: await ledger.processed(),
         duplicates: await ledger.duplicates(),
-        messages: await store.db.selectFrom("messages" as never).selectAll().orderBy("id" as never).execute(),
+        messages: await store.db
+          .selectFrom("messages" as never)
+          .selectAll()
+          .orderBy("id" as never)
+          .execute(),
       });
       const live = await snapshot();
       expect(await ledger.rebuild()).toEqual({ messages: 20, events: 40 });

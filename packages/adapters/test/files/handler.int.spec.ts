@@ -27,7 +27,11 @@ describe("F3 the user's handler runs in the transaction of the processed insert"
       { name: "4.json", text: msg("H3", 30) },
     ]);
     await withLedger(q.db, async (ledger, store) => {
-      await store.db.schema.createTable("balance").addColumn("account", "text", (c) => c.primaryKey()).addColumn("total", "integer", (c) => c.notNull()).execute();
+      await store.db.schema
+        .createTable("balance")
+        .addColumn("account", "text", (c) => c.primaryKey())
+        .addColumn("total", "integer", (c) => c.notNull())
+        .execute();
       await user(store.db).insertInto("balance").values({ account: "O-1", total: 0 }).execute();
       const seen: string[] = [];
       const totals = await new FileConsumer({
@@ -35,7 +39,11 @@ describe("F3 the user's handler runs in the transaction of the processed insert"
         ledger,
         handler: async (m, trx) => {
           seen.push(`${m.key}:${m.file}:${String(m.fields.amount)}`);
-          await user(trx).updateTable("balance").set((eb) => ({ total: eb("total", "+", m.amount ?? 0) })).where("account", "=", m.group).execute();
+          await user(trx)
+            .updateTable("balance")
+            .set((eb) => ({ total: eb("total", "+", m.amount ?? 0) }))
+            .where("account", "=", m.group)
+            .execute();
         },
       }).drain();
       expect(totals).toMatchObject({ done: 4, recorded: 3, duplicates: 1, error: 0 });
@@ -52,7 +60,10 @@ describe("F3 the user's handler runs in the transaction of the processed insert"
     let broken = true;
     const outcomes: FileOutcome[] = [];
     await withLedger(q.db, async (ledger, store) => {
-      await store.db.schema.createTable("effects").addColumn("key", "text", (c) => c.primaryKey()).execute();
+      await store.db.schema
+        .createTable("effects")
+        .addColumn("key", "text", (c) => c.primaryKey())
+        .execute();
       const consumer = () =>
         new FileConsumer({
           root: q.root,
@@ -78,7 +89,10 @@ describe("F3 the user's handler runs in the transaction of the processed insert"
       broken = false;
       expect((await verq("files", "replay", q.root, "b.json")).code).toBe(0);
       expect(await consumer().drain()).toMatchObject({ done: 1, error: 0 });
-      expect(await user(store.db).selectFrom("effects").select("key").orderBy("key").execute()).toEqual([{ key: "H1" }, { key: "H2" }]);
+      expect(await user(store.db).selectFrom("effects").select("key").orderBy("key").execute()).toEqual([
+        { key: "H1" },
+        { key: "H2" },
+      ]);
     });
   });
 

@@ -8,7 +8,8 @@ let q: TestQueue;
 beforeEach(() => (q = makeQueue("lag-replay")));
 afterEach(() => q.remove());
 
-const msg = (id: string, extra: Record<string, unknown> = {}) => JSON.stringify({ msg_id: id, order_no: "O-1", seq: 1, amount: 5, ...extra });
+const msg = (id: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ msg_id: id, order_no: "O-1", seq: 1, amount: 5, ...extra });
 
 describe("F7 lag", () => {
   it("F7: at threshold n-1 it exits 1, at n and n+1 it exits 0; the one line counts inbox, processing and error", async () => {
@@ -21,7 +22,13 @@ describe("F7 lag", () => {
     expect(await verq("files", "lag", q.root, "6")).toEqual({ code: 1, out: line, err: "" });
     expect(await verq("files", "lag", q.root, "7")).toEqual({ code: 0, out: line, err: "" });
     expect(await verq("files", "lag", q.root, "8")).toEqual({ code: 0, out: line, err: "" });
-    expect(JSON.parse((await verq("files", "lag", q.root, "6", "--json")).out)).toEqual({ inbox: 7, processing: 1, error: 2, threshold: 6, over: true });
+    expect(JSON.parse((await verq("files", "lag", q.root, "6", "--json")).out)).toEqual({
+      inbox: 7,
+      processing: 1,
+      error: 2,
+      threshold: 6,
+      over: true,
+    });
   });
 
   it("F7: an empty inbox at threshold 0 is fine; usage errors exit 2 and print no counts", async () => {
@@ -36,7 +43,10 @@ describe("F7 lag", () => {
   });
 
   it("F7: the real CLI process exits with those codes (for cron and monitors)", async () => {
-    q.write([{ name: "a.json", text: msg("A") }, { name: "b.json", text: msg("B") }]);
+    q.write([
+      { name: "a.json", text: msg("A") },
+      { name: "b.json", text: msg("B") },
+    ]);
     const [over, at, usage] = await Promise.all([
       runVerq(["files", "lag", q.root, "1"]),
       runVerq(["files", "lag", q.root, "2"]),
@@ -99,7 +109,11 @@ describe("F8 replay", () => {
   it("F5/F8: a business error completed in error/ and replayed goes error → inbox → processing → done, one stream, every move an event", async () => {
     await quarantine();
     writeFileSync(join(q.dirs.error, "no-amount.json"), JSON.stringify({ msg_id: "R1", order_no: "O-1", seq: 1, amount: 40 }));
-    expect(await verq("files", "replay", q.root, "no-amount.json", "--db", q.db)).toEqual({ code: 0, out: "replayed no-amount.json: error/ -> inbox/\n", err: "" });
+    expect(await verq("files", "replay", q.root, "no-amount.json", "--db", q.db)).toEqual({
+      code: 0,
+      out: "replayed no-amount.json: error/ -> inbox/\n",
+      err: "",
+    });
     expect(names(q.dirs.error)).toEqual([]);
     expect(names(q.dirs.inbox)).toEqual(["no-amount.json"]);
     expect((await verq("files", "lag", q.root, "0")).out).toBe("inbox=1 processing=0 error=0\n");
@@ -108,7 +122,13 @@ describe("F8 replay", () => {
       const row = (await ledger.processed()).find((r) => r.msg_id === "R1");
       expect(row).toMatchObject({ amount: 40, file: "no-amount.json" });
       const history = await ledger.history(row!.message_id);
-      expect(history.map((e) => e.type)).toEqual(["message.claimed", "message.rejected", "message.replayed", "message.claimed", "message.recorded"]);
+      expect(history.map((e) => e.type)).toEqual([
+        "message.claimed",
+        "message.rejected",
+        "message.replayed",
+        "message.claimed",
+        "message.recorded",
+      ]);
       expect(history[2]?.data).toMatchObject({ by: "command", file: "no-amount.json" });
     });
   });
@@ -120,11 +140,22 @@ describe("F8 replay", () => {
     expect((await verq("files", "consume", q.root, "--db", q.db)).out).toBe("done=0 error=1 duplicates=0 recovered=0\n");
     expect((await verq("files", "errors", q.root, "--db", q.db)).out).toBe("file,reason\nno-amount.json,missing-field\n");
     await withLedger(q.db, async (ledger, store) => {
-      const streams = await store.db.selectFrom("events").select("stream_id").distinct().where("stream_type", "=", "message").execute();
+      const streams = await store.db
+        .selectFrom("events")
+        .select("stream_id")
+        .distinct()
+        .where("stream_type", "=", "message")
+        .execute();
       expect(streams).toHaveLength(2);
       const id = (await ledger.errorsFor(["no-amount.json"])).get("no-amount.json")!.id;
       const history = await ledger.history(id);
-      expect(history.map((e) => e.type)).toEqual(["message.claimed", "message.rejected", "message.replayed", "message.claimed", "message.rejected"]);
+      expect(history.map((e) => e.type)).toEqual([
+        "message.claimed",
+        "message.rejected",
+        "message.replayed",
+        "message.claimed",
+        "message.rejected",
+      ]);
       expect(history[2]?.data).toMatchObject({ by: "observed" });
     });
   });

@@ -7,8 +7,10 @@ let q: TestQueue;
 beforeEach(() => (q = makeQueue("order")));
 afterEach(() => q.remove());
 
-const msg = (msgId: string, orderNo: string, seq: number, sentAt = "2026-01-05T09:00:00Z") =>
-  ({ name: `${msgId}.json`, text: JSON.stringify({ msg_id: msgId, order_no: orderNo, seq, amount: 1, sent_at: sentAt }) });
+const msg = (msgId: string, orderNo: string, seq: number, sentAt = "2026-01-05T09:00:00Z") => ({
+  name: `${msgId}.json`,
+  text: JSON.stringify({ msg_id: msgId, order_no: orderNo, seq, amount: 1, sent_at: sentAt }),
+});
 
 describe("F6 order check", () => {
   it("F6: a duplicated seq (two msg_ids) and missing seqs (a gap, and a group that does not start at 1) are listed; exit 1", async () => {
@@ -24,7 +26,11 @@ describe("F6 order check", () => {
     ]);
     await verq("files", "consume", q.root, "--db", q.db);
     const r = await verq("files", "order-check", "--db", q.db);
-    expect(r).toEqual({ code: 1, out: '"O,C",missing,1\n"O,C",missing,2\nO-A,duplicate,2\nO-B,missing,2\nO-B,missing,3\n', err: "" });
+    expect(r).toEqual({
+      code: 1,
+      out: '"O,C",missing,1\n"O,C",missing,2\nO-A,duplicate,2\nO-B,missing,2\nO-B,missing,3\n',
+      err: "",
+    });
     expect(JSON.parse((await verq("files", "order-check", "--db", q.db, "--json")).out)).toMatchObject({
       truncated: false,
       problems: [{ group: "O,C", kind: "missing", sequence: 1 }, {}, { group: "O-A", kind: "duplicate", sequence: 2 }, {}, {}],
@@ -33,7 +39,11 @@ describe("F6 order check", () => {
 
   it("F6: judged by stored sequence numbers, not by processing or sending time: out-of-order arrival is OK", async () => {
     // Arrive (and are processed) in reverse order, with send times that disagree with seq.
-    q.write([msg("z1", "O-1", 1, "2026-01-05T09:09:00Z"), msg("y2", "O-1", 2, "2026-01-05T09:01:00Z"), msg("x3", "O-1", 3, "2026-01-05T09:05:00Z")]);
+    q.write([
+      msg("z1", "O-1", 1, "2026-01-05T09:09:00Z"),
+      msg("y2", "O-1", 2, "2026-01-05T09:01:00Z"),
+      msg("x3", "O-1", 3, "2026-01-05T09:05:00Z"),
+    ]);
     await verq("files", "consume", q.root, "--db", q.db);
     expect(await verq("files", "order-check", "--db", q.db)).toEqual({ code: 0, out: "OK\n", err: "" });
   });
@@ -44,7 +54,12 @@ describe("F6 order check", () => {
     writeFileSync(
       profile,
       JSON.stringify({
-        fields: { msg_id: { type: "string" }, order_no: { type: "string" }, seq: { type: "integer" }, amount: { type: "number" } },
+        fields: {
+          msg_id: { type: "string" },
+          order_no: { type: "string" },
+          seq: { type: "integer" },
+          amount: { type: "number" },
+        },
         idempotencyKey: "msg_id",
         group: "order_no",
         sequence: "seq",
@@ -54,7 +69,11 @@ describe("F6 order check", () => {
     );
     await verq("files", "consume", q.root, "--db", q.db, "--profile", profile);
     const r = await verq("files", "order-check", "--db", q.db, "--profile", profile, "--limit", "3");
-    expect(r).toEqual({ code: 1, out: "O-W,missing,2\nO-W,missing,3\nO-W,missing,4\n", err: "verq: more than 3 problems; only the first 3 are shown\n" });
+    expect(r).toEqual({
+      code: 1,
+      out: "O-W,missing,2\nO-W,missing,3\nO-W,missing,4\n",
+      err: "verq: more than 3 problems; only the first 3 are shown\n",
+    });
     // With the default start (1), seq 0 is below the start: never counted as missing.
     expect((await verq("files", "order-check", "--db", q.db, "--limit", "1")).out).toBe("O-W,missing,2\n");
   });

@@ -20,7 +20,12 @@ function lastTotals(child: Child): Record<string, number> {
   return Object.fromEntries(pairs);
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 20_000, details: () => string = () => ""): Promise<void> {
+async function until(
+  condition: () => boolean,
+  what: string,
+  timeoutMs = 20_000,
+  details: () => string = () => "",
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} ${details()}`);
@@ -40,7 +45,13 @@ it("F1/F3: two consumers as real processes on one inbox of 400 files: no file ha
   const seconds = (performance.now() - started) / 1000;
   console.log(`[files] one consumer: ${FILES} files in ${seconds.toFixed(2)} s (${Math.round(FILES / seconds)} files/s)`);
   const reference = await outcome(single);
-  expect(reference).toMatchObject({ inbox: 0, processing: 0, done: expected.done, error: expected.error, processed: expected.processed });
+  expect(reference).toMatchObject({
+    inbox: 0,
+    processing: 0,
+    done: expected.done,
+    error: expected.error,
+    processed: expected.processed,
+  });
   expect(reference.duplicates).toEqual(expected.duplicates);
 
   // Two real CLI processes watching one inbox and one database; the files arrive only once
@@ -50,9 +61,16 @@ it("F1/F3: two consumers as real processes on one inbox of 400 files: no file ha
   // Created up front: two processes converting one fresh file to WAL at once can meet
   // SQLITE_BUSY in the store's open (a known store issue, see packages/store/test/multi-process).
   await withLedger(shared.db, () => Promise.resolve());
-  const consumers = [0, 1].map(() => spawnVerq(["files", "consume", shared.root, "--db", shared.db, "--watch", "--poll", "10ms"]));
+  const consumers = [0, 1].map(() =>
+    spawnVerq(["files", "consume", shared.root, "--db", shared.db, "--watch", "--poll", "10ms"]),
+  );
   try {
-    await until(() => consumers.every((c) => c.stdout().startsWith("watching ")), "both consumers to start", 20_000, () => consumers.map((c) => c.stderr()).join(""));
+    await until(
+      () => consumers.every((c) => c.stdout().startsWith("watching ")),
+      "both consumers to start",
+      20_000,
+      () => consumers.map((c) => c.stderr()).join(""),
+    );
     const staging = join(shared.dir, "staging");
     mkdirSync(staging);
     for (const f of files) {

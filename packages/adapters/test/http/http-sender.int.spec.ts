@@ -16,7 +16,11 @@ beforeAll(async () => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString()));
     req.on("end", () => {
-      seen.push({ key: req.headers["idempotency-key"] as string | undefined, token: req.headers["verq-fencing-token"] as string | undefined, body });
+      seen.push({
+        key: req.headers["idempotency-key"] as string | undefined,
+        token: req.headers["verq-fencing-token"] as string | undefined,
+        body,
+      });
       const { status, body: out, delayMs } = answer;
       setTimeout(() => res.writeHead(status, { "content-type": "application/json" }).end(out), delayMs ?? 0);
     });
@@ -31,7 +35,11 @@ afterAll(async () => {
 
 const job = { id: "order-7", token: 3, payload: { quantity: 7 } } as unknown as ClaimedJob;
 
-async function outcome(status: number, body: string, options: { delayMs?: number; timeoutMs?: number; url?: string } = {}): Promise<unknown> {
+async function outcome(
+  status: number,
+  body: string,
+  options: { delayMs?: number; timeoutMs?: number; url?: string } = {},
+): Promise<unknown> {
   answer = { status, body, ...(options.delayMs === undefined ? {} : { delayMs: options.delayMs }) };
   try {
     return await createHttpSender({ url: options.url ?? base, timeoutMs: options.timeoutMs ?? 2_000 })(job);

@@ -35,7 +35,8 @@ beforeEach(async () => {
     prefix: "/deliveries",
     store,
     effect: (_trx, { body }) => {
-      if (typeof (body as { n?: unknown } | undefined)?.n !== "number") throw new VerqError("VERQ_INVALID_BODY", 'a delivery is {"n": a number}');
+      if (typeof (body as { n?: unknown } | undefined)?.n !== "number")
+        throw new VerqError("VERQ_INVALID_BODY", 'a delivery is {"n": a number}');
       received++;
       return Promise.resolve({ ok: true, n: (body as { n: number }).n });
     },
@@ -70,7 +71,11 @@ describe("relayPlugin and receiverPlugin in a host app, side by side with its ow
     const delivery = await post("/deliveries", '{"n":5}', { "content-type": "application/json", "idempotency-key": "d-1" });
     const repeat = await post("/deliveries/", '{"n":5}', { "content-type": "application/json", "idempotency-key": "d-1" });
     expect([delivery.status, await delivery.text()]).toEqual([200, '{"ok":true,"n":5}']);
-    expect([repeat.status, await repeat.text(), repeat.headers.get("idempotent-replayed")]).toEqual([200, '{"ok":true,"n":5}', "true"]);
+    expect([repeat.status, await repeat.text(), repeat.headers.get("idempotent-replayed")]).toEqual([
+      200,
+      '{"ok":true,"n":5}',
+      "true",
+    ]);
     expect(received).toBe(1);
     expect(await new ReceiptBook(store).counts()).toEqual({ requests: 2, effects: 1 });
 
@@ -89,15 +94,30 @@ describe("relayPlugin and receiverPlugin in a host app, side by side with its ow
 
   it("each plugin's error handler and body limit stay in its scope: verq codes inside, the host's own errors outside", async () => {
     const relayBad = await post("/relay/transfer", '{"guid":');
-    expect([relayBad.status, ((await relayBad.json()) as { error: { code: string } }).error.code]).toEqual([400, "VERQ_INVALID_JSON"]);
+    expect([relayBad.status, ((await relayBad.json()) as { error: { code: string } }).error.code]).toEqual([
+      400,
+      "VERQ_INVALID_JSON",
+    ]);
     const relayTooLarge = await post("/relay/transfer", JSON.stringify({ guid: "H-3", pad: "x".repeat(2_000) }));
-    expect([relayTooLarge.status, ((await relayTooLarge.json()) as { error: { code: string } }).error.code]).toEqual([413, "VERQ_BODY_TOO_LARGE"]);
+    expect([relayTooLarge.status, ((await relayTooLarge.json()) as { error: { code: string } }).error.code]).toEqual([
+      413,
+      "VERQ_BODY_TOO_LARGE",
+    ]);
     expect(await new GuidLedger(store).get("H-3")).toBeNull();
 
     const receiverBad = await post("/deliveries", '{"n":', { "content-type": "application/json", "idempotency-key": "d-2" });
-    expect([receiverBad.status, ((await receiverBad.json()) as { error: { code: string } }).error.code]).toEqual([400, "VERQ_INVALID_BODY"]);
-    const receiverRefused = await post("/deliveries", '{"n":"five"}', { "content-type": "application/json", "idempotency-key": "d-2" });
-    expect([receiverRefused.status, await receiverRefused.json()]).toEqual([400, { error: { code: "VERQ_INVALID_BODY", message: 'a delivery is {"n": a number}' } }]);
+    expect([receiverBad.status, ((await receiverBad.json()) as { error: { code: string } }).error.code]).toEqual([
+      400,
+      "VERQ_INVALID_BODY",
+    ]);
+    const receiverRefused = await post("/deliveries", '{"n":"five"}', {
+      "content-type": "application/json",
+      "idempotency-key": "d-2",
+    });
+    expect([receiverRefused.status, await receiverRefused.json()]).toEqual([
+      400,
+      { error: { code: "VERQ_INVALID_BODY", message: 'a delivery is {"n": a number}' } },
+    ]);
     expect(await new ReceiptBook(store).counts()).toEqual({ requests: 0, effects: 0 });
 
     // The host's route: Fastify's own JSON error, and the server's 1 MiB limit rather than the relay's 1 KiB.

@@ -59,7 +59,13 @@ describe("the idempotent receiver of verq receiver serve (the sample inventory e
     ["malformed JSON", '{"quantity":', { "idempotency-key": "a" }, 400, "VERQ_INVALID_BODY"],
     ["a quantity that is not a number", '{"quantity":"7"}', { "idempotency-key": "a" }, 400, "VERQ_INVALID_BODY"],
     ["a negative quantity", '{"quantity":-1}', { "idempotency-key": "a" }, 400, "VERQ_INVALID_BODY"],
-    ["an oversized body", JSON.stringify({ quantity: 1, pad: "x".repeat(2_000) }), { "idempotency-key": "a" }, 413, "VERQ_BODY_TOO_LARGE"],
+    [
+      "an oversized body",
+      JSON.stringify({ quantity: 1, pad: "x".repeat(2_000) }),
+      { "idempotency-key": "a" },
+      413,
+      "VERQ_BODY_TOO_LARGE",
+    ],
     ["a key with a line break", '{"quantity":7}', { "idempotency-key": "a\tb" }, 400, "VERQ_INVALID_IDEMPOTENCY_KEY"],
   ])("%s gets HTTP %i with a stable code and changes nothing", async (_what, body, headers, status, code) => {
     const response = await post(body, headers);
@@ -91,7 +97,11 @@ describe("the receiver with the service's own effect", () => {
   beforeEach(async () => {
     effects = 0;
     failNext = false;
-    await store.db.schema.createTable("shipments").addColumn("key", "text", (c) => c.primaryKey()).addColumn("sku", "text", (c) => c.notNull()).execute();
+    await store.db.schema
+      .createTable("shipments")
+      .addColumn("key", "text", (c) => c.primaryKey())
+      .addColumn("sku", "text", (c) => c.notNull())
+      .execute();
     await listen(
       createReceiverServer({
         store,
@@ -112,7 +122,11 @@ describe("the receiver with the service's own effect", () => {
     const first = await post('{"sku":"A-1"}', { "idempotency-key": "s-1" });
     const again = await post('{"sku":"A-1"}', { "idempotency-key": "s-1" });
     expect([first.status, await first.text()]).toEqual([200, '{"shipped":"A-1","n":1}']);
-    expect([again.status, await again.text(), again.headers.get("idempotent-replayed")]).toEqual([200, '{"shipped":"A-1","n":1}', "true"]);
+    expect([again.status, await again.text(), again.headers.get("idempotent-replayed")]).toEqual([
+      200,
+      '{"shipped":"A-1","n":1}',
+      "true",
+    ]);
     expect(effects).toBe(1);
     expect(await shipments()).toEqual([{ key: "s-1", sku: "A-1" }]);
     expect(await new ReceiptBook(store).counts()).toEqual({ requests: 2, effects: 1 });

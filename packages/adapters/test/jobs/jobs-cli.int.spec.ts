@@ -43,17 +43,41 @@ const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
 
 describe("verq jobs", () => {
   it("enqueue, work --once, show --json and stats --json", async () => {
-    expect((await verq("jobs", "enqueue", "--db", db, "--id", "a", "--payload", '{"quantity":7}', "--max-attempts", "3")).code).toBe(0);
+    expect(
+      (await verq("jobs", "enqueue", "--db", db, "--id", "a", "--payload", '{"quantity":7}', "--max-attempts", "3")).code,
+    ).toBe(0);
     const again = await verq("jobs", "enqueue", "--db", db, "--id", "a", "--payload", '{"quantity":7}', "--json");
     expect(json(again.out)).toMatchObject({ created: false });
     const work = await verq("jobs", "work", "--db", db, "--target", target, "--once", "--owner", "w1", "--json");
     expect(work.code).toBe(0);
     expect(json(work.out)).toEqual({ status: "finished", id: "a", token: 1, outcome: "ok", accepted: true });
     const show = json((await verq("jobs", "show", "a", "--db", db, "--json")).out);
-    for (const key of ["id", "state", "token", "attempts", "maxAttempts", "owner", "leaseUntil", "deadline", "reason", "payload", "events"]) {
+    for (const key of [
+      "id",
+      "state",
+      "token",
+      "attempts",
+      "maxAttempts",
+      "owner",
+      "leaseUntil",
+      "deadline",
+      "reason",
+      "payload",
+      "events",
+    ]) {
       expect(show).toHaveProperty(key);
     }
-    expect(show).toMatchObject({ id: "a", state: "done", token: 1, attempts: 1, maxAttempts: 3, owner: null, leaseUntil: null, reason: null, payload: { quantity: 7 } });
+    expect(show).toMatchObject({
+      id: "a",
+      state: "done",
+      token: 1,
+      attempts: 1,
+      maxAttempts: 3,
+      owner: null,
+      leaseUntil: null,
+      reason: null,
+      payload: { quantity: 7 },
+    });
     expect((show.events as { type: string }[]).map((e) => e.type)).toEqual(["job.enqueued", "job.claimed", "job.completed"]);
     const stats = json((await verq("jobs", "stats", "--db", db, "--json")).out);
     expect(stats).toMatchObject({
@@ -84,7 +108,10 @@ describe("verq jobs", () => {
     await verq("jobs", "work", "--db", db, "--target", target, "--once");
     expect((await verq("jobs", "finish", "c", "--db", db, "--token", "2", "--outcome", "ok")).code).toBe(3);
     expect((await verq("jobs", "finish", "c", "--db", db, "--token", "1", "--outcome", "permanent")).code).toBe(0);
-    const dead = json(`{"rows":${(await verq("jobs", "dead", "--db", db, "--json")).out}}`).rows as { id: string; reason: string }[];
+    const dead = json(`{"rows":${(await verq("jobs", "dead", "--db", db, "--json")).out}}`).rows as {
+      id: string;
+      reason: string;
+    }[];
     expect(dead).toEqual([expect.objectContaining({ id: "c", reason: "permanent" })]);
     expect((await verq("jobs", "redrive", "c", "--db", db, "--note", "fixed it")).code).toBe(2);
     const ok = await verq("jobs", "redrive", "c", "--db", db, "--note", "OPS-1", "--json");
@@ -92,7 +119,9 @@ describe("verq jobs", () => {
     const notDead = await verq("jobs", "redrive", "c", "--db", db, "--note", "OPS-2");
     expect(notDead.code).toBe(3);
     expect(notDead.err).toContain("VERQ_NOT_DEAD");
-    expect(json((await verq("jobs", "stats", "--db", db, "--json")).out)).toMatchObject({ lastRedrive: { jobId: "c", note: "OPS-1" } });
+    expect(json((await verq("jobs", "stats", "--db", db, "--json")).out)).toMatchObject({
+      lastRedrive: { jobId: "c", note: "OPS-1" },
+    });
   });
 
   it("bad input gets a coded error and changes nothing", async () => {
@@ -128,7 +157,10 @@ describe("verq jobs work (a JobWorker: group commit, heartbeats)", () => {
       [work("--target", "ftp://127.0.0.1/"), "VERQ_INVALID_ARGUMENT: --target must start with http:// or https://"],
       [work("--target", target, "--lease", "30"), "VERQ_INVALID_ARGUMENT: --lease must look like"],
       [work("--target", target, "--lease", "2d"), "VERQ_INVALID_LEASE"],
-      [work("--target", target, "--concurrency", "0"), "VERQ_INVALID_ARGUMENT: --concurrency must be a whole number from 1 to 1000"],
+      [
+        work("--target", target, "--concurrency", "0"),
+        "VERQ_INVALID_ARGUMENT: --concurrency must be a whole number from 1 to 1000",
+      ],
       [work("--target", target, "--concurrency", "two"), "VERQ_INVALID_ARGUMENT: --concurrency"],
       [work("--target", target, "--poll", "0ms"), "VERQ_INVALID_ARGUMENT: --poll must be at least 1ms"],
       [work("--target", target, "--timeout", "0ms"), "VERQ_INVALID_ARGUMENT: --timeout must be at least 1ms"],
@@ -137,10 +169,18 @@ describe("verq jobs work (a JobWorker: group commit, heartbeats)", () => {
     ];
     for (const [args, text] of cases) {
       const result = await verq(...args);
-      expect([args.join(" "), result.code, result.out, result.err]).toEqual([args.join(" "), 2, "", expect.stringContaining(text)]);
+      expect([args.join(" "), result.code, result.out, result.err]).toEqual([
+        args.join(" "),
+        2,
+        "",
+        expect.stringContaining(text),
+      ]);
     }
     const jsonError = await verq(...work("--target", "not a url", "--json"));
-    expect([jsonError.code, json(jsonError.out)]).toEqual([2, { error: { code: "VERQ_INVALID_ARGUMENT", message: expect.stringContaining("--target") as unknown } }]);
+    expect([jsonError.code, json(jsonError.out)]).toEqual([
+      2,
+      { error: { code: "VERQ_INVALID_ARGUMENT", message: expect.stringContaining("--target") as unknown } },
+    ]);
     const after = json((await verq("jobs", "show", "w", "--db", db, "--json")).out);
     expect(after).toMatchObject({ state: "pending", attempts: 0, token: 0 });
     expect(JSON.stringify(after)).toBe(JSON.stringify(json(before)));
@@ -155,13 +195,30 @@ describe("verq jobs work (a JobWorker: group commit, heartbeats)", () => {
   it("--exit-when-idle --concurrency 4 delivers every job once, one line each, sharing commits, then exits 0", async () => {
     const ids = Array.from({ length: 12 }, (_, i) => `many-${String(i).padStart(2, "0")}`);
     for (const id of ids) await verq("jobs", "enqueue", "--db", db, "--id", id, "--payload", "{}");
-    const run = await verq("jobs", "work", "--db", db, "--target", target, "--exit-when-idle", "--concurrency", "4", "--owner", "pool", "--json");
+    const run = await verq(
+      "jobs",
+      "work",
+      "--db",
+      db,
+      "--target",
+      target,
+      "--exit-when-idle",
+      "--concurrency",
+      "4",
+      "--owner",
+      "pool",
+      "--json",
+    );
     expect(run.code).toBe(0);
     const lines = run.out.trim().split("\n").map(json);
     expect(lines.map((l) => l.id).sort()).toEqual(ids);
     expect(lines.every((l) => l.status === "finished" && l.token === 1 && l.outcome === "ok" && l.accepted === true)).toBe(true);
-    expect(json((await verq("jobs", "stats", "--db", db, "--json")).out)).toMatchObject({ byState: { done: 12, pending: 0, leased: 0 } });
-    const shown = json((await verq("jobs", "show", "many-00", "--db", db, "--json")).out) as { events: { type: string; data: { owner?: string } }[] };
+    expect(json((await verq("jobs", "stats", "--db", db, "--json")).out)).toMatchObject({
+      byState: { done: 12, pending: 0, leased: 0 },
+    });
+    const shown = json((await verq("jobs", "show", "many-00", "--db", db, "--json")).out) as {
+      events: { type: string; data: { owner?: string } }[];
+    };
     expect(shown.events.find((e) => e.type === "job.claimed")?.data.owner).toBe("pool");
   });
 

@@ -15,9 +15,20 @@ it("J3/J4/J8 kill soak: workers SIGKILLed at random, then a drain; every job don
 it("the soak's audit catches a token handed out twice and a stale outcome", async () => {
   const { auditJobStream } = await import("../../../../stress/jobs-kill-soak.ts");
   const e = (version: number, type: string, token?: number) => ({
-    position: version, streamType: "job", streamId: "x", version, type, data: { token, at: 0 }, at: 0,
+    position: version,
+    streamType: "job",
+    streamId: "x",
+    version,
+    type,
+    data: { token, at: 0 },
+    at: 0,
   });
-  expect(auditJobStream([e(1, "job.enqueued"), e(2, "job.claimed", 1), e(3, "job.claimed", 2), e(4, "job.completed", 2)])).toEqual({ duplicateClaims: 0, acceptedStaleFinishes: 0 });
+  expect(
+    auditJobStream([e(1, "job.enqueued"), e(2, "job.claimed", 1), e(3, "job.claimed", 2), e(4, "job.completed", 2)]),
+  ).toEqual({ duplicateClaims: 0, acceptedStaleFinishes: 0 });
   expect(auditJobStream([e(1, "job.enqueued"), e(2, "job.claimed", 1), e(3, "job.claimed", 1)]).duplicateClaims).toBe(1);
-  expect(auditJobStream([e(1, "job.enqueued"), e(2, "job.claimed", 1), e(3, "job.claimed", 2), e(4, "job.completed", 1)]).acceptedStaleFinishes).toBe(1);
+  expect(
+    auditJobStream([e(1, "job.enqueued"), e(2, "job.claimed", 1), e(3, "job.claimed", 2), e(4, "job.completed", 1)])
+      .acceptedStaleFinishes,
+  ).toBe(1);
 });

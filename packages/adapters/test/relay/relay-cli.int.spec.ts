@@ -23,7 +23,10 @@ afterAll(() => {
 async function verq(...args: string[]): Promise<{ code: number; out: string; err: string; json: () => unknown }> {
   let out = "";
   let err = "";
-  const io: CliIo = { out: (s) => (out += s.endsWith("\n") ? s : `${s}\n`), err: (s) => (err += s.endsWith("\n") ? s : `${s}\n`) };
+  const io: CliIo = {
+    out: (s) => (out += s.endsWith("\n") ? s : `${s}\n`),
+    err: (s) => (err += s.endsWith("\n") ? s : `${s}\n`),
+  };
   const code = await runCli(args, io);
   return { code, out, err, json: () => JSON.parse(out) as unknown };
 }
@@ -35,7 +38,11 @@ describe("verq relay … (CLI, with --json and documented exit codes)", () => {
     const shown = await verq("relay", "show", "K-1", "--db", h.dbPath, "--json");
     expect(shown.code).toBe(0);
     expect(shown.json()).toMatchObject({ guid: "K-1", state: "DONE", code: "0000", attempts: 1, updatedAt: h.clock.now() });
-    expect((shown.json() as { events: { type: string }[] }).events.map((e) => e.type)).toEqual(["guid.received", "guid.sent", "guid.done"]);
+    expect((shown.json() as { events: { type: string }[] }).events.map((e) => e.type)).toEqual([
+      "guid.received",
+      "guid.sent",
+      "guid.done",
+    ]);
     const human = await verq("relay", "show", "K-1", "--db", h.dbPath);
     expect(human.out).toMatch(/^K-1 DONE code=0000 attempts=1 updated=/);
     expect(human.out).toContain("guid.sent attempt=1 by=claim");
@@ -48,7 +55,10 @@ describe("verq relay … (CLI, with --json and documented exit codes)", () => {
     h.core.dropAnswers();
     await h.send({ guid: "K-2", amount: 3 });
     const stats = await verq("relay", "stats", "--db", h.dbPath, "--json");
-    expect([stats.code, stats.json()]).toMatchObject([0, { total: 1, byState: { UNKNOWN: 1 }, oldestUnknown: { guid: "K-2" }, attempts: { total: 1 } }]);
+    expect([stats.code, stats.json()]).toMatchObject([
+      0,
+      { total: 1, byState: { UNKNOWN: 1 }, oldestUnknown: { guid: "K-2" }, attempts: { total: 1 } },
+    ]);
     expect((await verq("relay", "stats", "--db", h.dbPath)).out).toContain("oldest UNKNOWN: K-2 since");
   });
 
@@ -96,7 +106,20 @@ describe("verq relay … (CLI, with --json and documented exit codes)", () => {
   });
 
   it("serve: a --recover-after not longer than --core-timeout is a usage error (exit 2)", async () => {
-    const bad = await verq("relay", "serve", "--db", h.dbPath, "--core", h.core.url, "--port", "0", "--core-timeout", "2m", "--recover-after", "1m");
+    const bad = await verq(
+      "relay",
+      "serve",
+      "--db",
+      h.dbPath,
+      "--core",
+      h.core.url,
+      "--port",
+      "0",
+      "--core-timeout",
+      "2m",
+      "--recover-after",
+      "1m",
+    );
     expect(bad.code).toBe(2);
     expect(bad.err).toContain("--recover-after must be longer than --core-timeout");
   });

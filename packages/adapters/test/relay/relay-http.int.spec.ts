@@ -31,7 +31,15 @@ describe("relay over real HTTP on 127.0.0.1: what a channel gets (SPEC G1-G4, G9
     const raw = '{"guid":"T-2",  "amount": 25 }';
     const answer = await h.send(raw);
     const entry = await h.entry("T-2");
-    expect(entry).toMatchObject({ guid: "T-2", state: "DONE", code: "0000", request: raw, response: answer.text, attempts: 1, updatedAt: h.clock.now() });
+    expect(entry).toMatchObject({
+      guid: "T-2",
+      state: "DONE",
+      code: "0000",
+      request: raw,
+      response: answer.text,
+      attempts: 1,
+      updatedAt: h.clock.now(),
+    });
     expect(h.core.bank.requests("T-2")).toEqual([raw]);
     expect((await h.ledger.history("T-2")).map((e) => e.type)).toEqual(["guid.received", "guid.sent", "guid.done"]);
   });
@@ -52,11 +60,16 @@ describe("relay over real HTTP on 127.0.0.1: what a channel gets (SPEC G1-G4, G9
     const relay = (h = await startRelay());
     relay.core.delay(100);
     const store2 = await openStore({ path: h.dbPath });
-    const relay2 = new RelayService({ ledger: new GuidLedger(store2, { clock: h.clock }), core: createHttpCoreClient({ url: h.core.url }) });
+    const relay2 = new RelayService({
+      ledger: new GuidLedger(store2, { clock: h.clock }),
+      core: createHttpCoreClient({ url: h.core.url }),
+    });
     const app2 = createRelayServer({ relay: relay2 });
     const url2 = `${await app2.listen({ port: 0, host: "127.0.0.1" })}/transfer`;
     try {
-      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => sendTo(i % 2 === 0 ? relay.url : url2, { guid: "T-4", amount: 3 })));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => sendTo(i % 2 === 0 ? relay.url : url2, { guid: "T-4", amount: 3 })),
+      );
       const definite = answers.filter((a) => a.code === "0000");
       expect(definite.length).toBeGreaterThanOrEqual(1);
       expect(new Set(definite.map((a) => a.text)).size).toBe(1);
@@ -172,7 +185,11 @@ describe("relay over real HTTP on 127.0.0.1: what a channel gets (SPEC G1-G4, G9
 
   it("a body that is not UTF-8 gets 400 VERQ_INVALID_JSON and nothing is recorded", async () => {
     h = await startRelay();
-    const response = await fetch(h.url, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) });
+    const response = await fetch(h.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: { code: "VERQ_INVALID_JSON" } });
     expect(await ledgerSnapshot(h.store)).toEqual({ ledger: [], events: [] });

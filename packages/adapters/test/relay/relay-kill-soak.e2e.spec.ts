@@ -31,13 +31,28 @@ it("G1/G3/G5/G6/G8/G9 relay kill soak: a relay process killed at each failpoint 
 it("the soak's audit catches a GUID processed twice and a GUID not DONE", () => {
   const bank = new TestBank(1_000);
   const request = (guid: string) => JSON.stringify({ guid, amount: 10 });
-  const amounts = new Map([["a", 10], ["b", 10]]);
+  const amounts = new Map([
+    ["a", 10],
+    ["b", 10],
+  ]);
   bank.process(request("a"));
   bank.process(request("b"));
   type Entry = Pick<LedgerEntry, "state" | "response">;
   const done = (guid: string): Entry => ({ state: "DONE", response: bank.inquire(guid) });
-  const answers = new Map([["a", bank.inquire("a") ?? ""], ["b", bank.inquire("b") ?? ""]]);
-  const clean = auditRelaySoak({ amounts, bank, openingBalance: 1_000, entries: new Map([["a", done("a")], ["b", done("b")]]), answers });
+  const answers = new Map([
+    ["a", bank.inquire("a") ?? ""],
+    ["b", bank.inquire("b") ?? ""],
+  ]);
+  const clean = auditRelaySoak({
+    amounts,
+    bank,
+    openingBalance: 1_000,
+    entries: new Map([
+      ["a", done("a")],
+      ["b", done("b")],
+    ]),
+    answers,
+  });
   expect(clean).toMatchObject({ processedTwice: [], notDone: [], balanceMatches: true, ok: true });
 
   bank.process(request("a")); // a second debit for "a", as a relay that resends a SENT entry would cause
@@ -45,7 +60,10 @@ it("the soak's audit catches a GUID processed twice and a GUID not DONE", () => 
     amounts,
     bank,
     openingBalance: 1_000,
-    entries: new Map<string, Entry>([["a", done("a")], ["b", { state: "SENT", response: null }]]),
+    entries: new Map<string, Entry>([
+      ["a", done("a")],
+      ["b", { state: "SENT", response: null }],
+    ]),
     answers,
   });
   expect(broken.processedTwice).toEqual(["a"]);

@@ -71,7 +71,12 @@ describe("reprocess: only FAILED, same GUID, capped (SPEC G6)", () => {
     let report = await relay.relay.reprocess({ maxAttempts: 3 });
     expect(report).toMatchObject({ done: 0, notDone: 2, atCap: 0, skippedUnknown: 0 });
     report = await relay.relay.reprocess({ maxAttempts: 3 });
-    expect(report.items.map((i) => [i.guid, i.outcome === "gone" ? "gone" : i.state, i.outcome === "gone" ? 0 : i.attempts])).toEqual([["P-1", "FAILED", 3], ["P-2", "FAILED", 3]]);
+    expect(
+      report.items.map((i) => [i.guid, i.outcome === "gone" ? "gone" : i.state, i.outcome === "gone" ? 0 : i.attempts]),
+    ).toEqual([
+      ["P-1", "FAILED", 3],
+      ["P-2", "FAILED", 3],
+    ]);
     report = await relay.relay.reprocess({ maxAttempts: 3 });
     expect(report).toMatchObject({ done: 0, notDone: 0, atCap: 2 });
     await relay.core.acceptConnections();
@@ -81,12 +86,9 @@ describe("reprocess: only FAILED, same GUID, capped (SPEC G6)", () => {
     expect(report).toMatchObject({ done: 2, notDone: 0, atCap: 0 });
     expect(relay.core.bank.requests("P-1")).toEqual([rawA]);
     expect([relay.core.calls("P-1"), relay.core.calls("P-2")]).toEqual([1, 1]);
-    expect((await relay.ledger.history("P-1")).filter((e) => e.type === "guid.sent").map((e) => (e.data as { by: string }).by)).toEqual([
-      "claim",
-      "reprocess",
-      "reprocess",
-      "reprocess",
-    ]);
+    expect(
+      (await relay.ledger.history("P-1")).filter((e) => e.type === "guid.sent").map((e) => (e.data as { by: string }).by),
+    ).toEqual(["claim", "reprocess", "reprocess", "reprocess"]);
   });
 
   it("G6: reprocess never takes UNKNOWN, even when the core is ready", async () => {
@@ -127,14 +129,22 @@ describe("purge keeps what it must (SPEC G7)", () => {
     const result = await relay.relay.purge({ retentionMs: 7 * DAY, resendWindowMs: DAY });
     expect(result).toEqual({ purged: 1, events: 3, kept: { RECEIVED: 1, SENT: 1, DONE: 0, UNKNOWN: 1, FAILED: 1 } });
     expect(await relay.entry("old-done")).toBeNull();
-    await expect(relay.ledger.history("old-done")).rejects.toSatisfy((e: unknown) => isVerqError(e) && (e.code as string) === "VERQ_UNKNOWN_GUID");
-    for (const guid of ["old-unknown", "old-failed", "old-received", "old-sent", "young-done"]) expect(await relay.entry(guid), guid).not.toBeNull();
+    await expect(relay.ledger.history("old-done")).rejects.toSatisfy(
+      (e: unknown) => isVerqError(e) && (e.code as string) === "VERQ_UNKNOWN_GUID",
+    );
+    for (const guid of ["old-unknown", "old-failed", "old-received", "old-sent", "young-done"])
+      expect(await relay.entry(guid), guid).not.toBeNull();
     const audit = await relay.ledger.purges();
-    expect(audit.map((e) => e.data)).toEqual([{ guids: ["old-done"], retentionMs: 7 * DAY, resendWindowMs: DAY, at: relay.clock.now() }]);
+    expect(audit.map((e) => e.data)).toEqual([
+      { guids: ["old-done"], retentionMs: 7 * DAY, resendWindowMs: DAY, at: relay.clock.now() },
+    ]);
     expect((await relay.relay.stats()).lastPurge).toEqual({ at: relay.clock.now(), count: 1 });
     // Years later, the undecided entries are still there: never deleted by age.
     relay.clock.advance(3_650 * DAY);
-    expect(await relay.relay.purge({ retentionMs: 7 * DAY, resendWindowMs: DAY })).toMatchObject({ purged: 1, kept: { UNKNOWN: 1, FAILED: 1, RECEIVED: 1, SENT: 1 } });
+    expect(await relay.relay.purge({ retentionMs: 7 * DAY, resendWindowMs: DAY })).toMatchObject({
+      purged: 1,
+      kept: { UNKNOWN: 1, FAILED: 1, RECEIVED: 1, SENT: 1 },
+    });
     expect((await relay.relay.stats()).byState).toEqual({ RECEIVED: 1, SENT: 1, DONE: 0, UNKNOWN: 1, FAILED: 1 });
   });
 
@@ -142,7 +152,10 @@ describe("purge keeps what it must (SPEC G7)", () => {
     const relay = (h = await startRelay());
     await everyState(relay);
     const before = await ledgerSnapshot(relay.store);
-    for (const [retentionMs, resendWindowMs] of [[DAY, DAY], [DAY, 2 * DAY]] as const) {
+    for (const [retentionMs, resendWindowMs] of [
+      [DAY, DAY],
+      [DAY, 2 * DAY],
+    ] as const) {
       const error: unknown = await relay.relay.purge({ retentionMs, resendWindowMs }).catch((e: unknown) => e);
       expect(isVerqError(error) && (error.code as string)).toBe("VERQ_PURGE_RETENTION_TOO_SHORT");
     }
@@ -153,7 +166,10 @@ describe("purge keeps what it must (SPEC G7)", () => {
     const relay = (h = await startRelay());
     for (let i = 0; i < 7; i++) await relay.send({ guid: `B-${i}`, amount: 1 });
     relay.clock.advance(2 * DAY);
-    expect(await relay.ledger.purge({ retentionMs: DAY, resendWindowMs: 1, batchSize: 3 })).toMatchObject({ purged: 7, events: 21 });
+    expect(await relay.ledger.purge({ retentionMs: DAY, resendWindowMs: 1, batchSize: 3 })).toMatchObject({
+      purged: 7,
+      events: 21,
+    });
     expect((await relay.ledger.purges()).map((e) => e.data.guids.length)).toEqual([3, 3, 1]);
     expect((await relay.relay.stats()).total).toBe(0);
   });

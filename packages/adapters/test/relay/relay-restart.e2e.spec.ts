@@ -50,7 +50,11 @@ describe("a relay restarted mid-way loses nothing (SPEC G8, failpoints relay.*, 
     // The sweep of each relay that starts (and then every half --recover-after): RECEIVED →
     // FAILED (never sent), SENT → UNKNOWN (maybe sent), once 1s old. Until then a resend of X-1
     // or X-2 gets E903.
-    await eventually(async () => (await stateOf(db, "X-1")) === "FAILED" && (await stateOf(db, "X-2")) === "UNKNOWN", "the recovery sweep", 10_000);
+    await eventually(
+      async () => (await stateOf(db, "X-1")) === "FAILED" && (await stateOf(db, "X-2")) === "UNKNOWN",
+      "the recovery sweep",
+      10_000,
+    );
     // X-3's answer was recorded before the crash: the resend gets it, byte for byte.
     const x3 = await sendTo(relay.url, { guid: "X-3", amount: 100 });
     expect(x3.text).toBe(core.bank.inquire("X-3"));

@@ -93,7 +93,11 @@ export async function openSqlite(path: string, options: SqliteOptions = {}): Pro
   const journalMode = options.journalMode ?? "wal";
   if (path !== ":memory:") {
     try {
-      await retryWhenBusy((error) => sqliteStoreDialect.isBusy(error), () => raw.pragma(`journal_mode = ${journalMode}`), JOURNAL_MODE_RETRY);
+      await retryWhenBusy(
+        (error) => sqliteStoreDialect.isBusy(error),
+        () => raw.pragma(`journal_mode = ${journalMode}`),
+        JOURNAL_MODE_RETRY,
+      );
     } catch (error) {
       raw.close();
       throw error;

@@ -47,10 +47,25 @@ export async function up(db: Kysely<VerqDatabase>, dialect: StoreDialect): Promi
     .execute();
   // Claims read only due work through these partial indexes, so their cost does not grow with
   // the number of done jobs or the length of the event log.
-  await db.schema.createIndex("jobs_pending_due").on("jobs").columns(["available_at", "enqueue_position"]).where(sql.ref("state"), "=", "pending").execute();
-  await db.schema.createIndex("jobs_leased_expiry").on("jobs").column("lease_until").where(sql.ref("state"), "=", "leased").execute();
+  await db.schema
+    .createIndex("jobs_pending_due")
+    .on("jobs")
+    .columns(["available_at", "enqueue_position"])
+    .where(sql.ref("state"), "=", "pending")
+    .execute();
+  await db.schema
+    .createIndex("jobs_leased_expiry")
+    .on("jobs")
+    .column("lease_until")
+    .where(sql.ref("state"), "=", "leased")
+    .execute();
   await db.schema.createIndex("jobs_dead_since").on("jobs").column("dead_since").where(sql.ref("state"), "=", "dead").execute();
-  await db.schema.createIndex("jobs_ordering_group").on("jobs").columns(["ordering_key", "enqueue_position"]).where(sql.ref("ordering_key"), "is not", null).execute();
+  await db.schema
+    .createIndex("jobs_ordering_group")
+    .on("jobs")
+    .columns(["ordering_key", "enqueue_position"])
+    .where(sql.ref("ordering_key"), "is not", null)
+    .execute();
 
   await db.schema
     .createTable("redrives")

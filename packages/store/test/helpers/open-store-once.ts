@@ -34,7 +34,14 @@ try {
   process.stdout.write("ok\n");
 } catch (error) {
   const { code, message, stack } = error as { code?: unknown; message?: unknown; stack?: unknown };
-  const where = typeof stack === "string" ? stack.split("\n").slice(1, 4).map((l) => l.trim()).join(" < ") : "";
+  const where =
+    typeof stack === "string"
+      ? stack
+          .split("\n")
+          .slice(1, 4)
+          .map((l) => l.trim())
+          .join(" < ")
+      : "";
   process.stdout.write(`error ${String(code)} ${String(message)} ${where}\n`);
   process.exitCode = 1;
 }

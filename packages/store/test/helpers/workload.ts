@@ -31,7 +31,10 @@ async function claimExpecting(queue: JobQueue, id: string, owner: string, leaseM
  */
 export async function buildEveryState(queue: JobQueue, clock: ManualClock): Promise<string[]> {
   const ids: string[] = [];
-  const enqueue = async (id: string, extra: { maxAttempts?: number; deadline?: number; orderingKey?: string; availableAt?: number } = {}) => {
+  const enqueue = async (
+    id: string,
+    extra: { maxAttempts?: number; deadline?: number; orderingKey?: string; availableAt?: number } = {},
+  ) => {
     ids.push(id);
     await queue.enqueue({ id, payload: { quantity: ids.length, sku: `sku-${id}` }, ...extra });
   };

@@ -18,13 +18,17 @@ export async function runFilesDemo(store: VerqStore, root: string, print: (line:
   const dirs = initQueue(root);
   const ledger = new FileLedger(store);
   writeFixture(dirs.inbox);
-  print(`${COURSE_FIXTURE.length} files in inbox/: 15 messages of 6 orders, 3 resent by the channel, 1 cut off mid-JSON, 1 without amount`);
+  print(
+    `${COURSE_FIXTURE.length} files in inbox/: 15 messages of 6 orders, 3 resent by the channel, 1 cut off mid-JSON, 1 without amount`,
+  );
   const before = measureLag(root);
   print(`lag 10: ${formatLag(before)} -> ${before.inbox > 10 ? "exit 1, over the threshold" : "exit 0"}`);
 
   const first = await new FileConsumer({ root, ledger }).drain();
   const stats = await ledger.stats();
-  print(`consume: ${describe(first)}; processed rows: ${stats.processed}; processing/ empty: ${measureLag(root).processing === 0}`);
+  print(
+    `consume: ${describe(first)}; processed rows: ${stats.processed}; processing/ empty: ${measureLag(root).processing === 0}`,
+  );
   print(`dups (stopped by the msg_id primary key): ${(await ledger.duplicateKeys()).join(" ")}`);
   const errors = await listErrors(root, ledger);
   print(`errors: ${errors.map((e) => `${e.file},${e.reason} (${e.detail ?? ""})`).join("; ")}`);

@@ -34,7 +34,9 @@ export async function runJobsDemo(store: VerqStore, print: (line: string) => voi
   if (b === null) throw new Error("demo: the boundary claim failed");
   print(`${t()} worker-B at leaseUntil claims cake-7 with token ${b.token} (the boundary belongs to the next claimer)`);
   print(`${t()} worker-B finishes ok with token ${b.token}: ${await queue.finish("cake-7", b.token, "ok")}`);
-  print(`${t()} worker-A comes back late, finish with token ${a.token}: ${await queue.finish("cake-7", a.token, "ok")} (stale, refused)`);
+  print(
+    `${t()} worker-A comes back late, finish with token ${a.token}: ${await queue.finish("cake-7", a.token, "ok")} (stale, refused)`,
+  );
 
   await queue.enqueue({ id: "cookie-3", payload: { quantity: 3 }, maxAttempts: 2 });
   for (let i = 0; i < 2; i++) {
@@ -50,12 +52,16 @@ export async function runJobsDemo(store: VerqStore, print: (line: string) => voi
     clock.advance(1_000);
   }
   const tart = await queue.get("tart-5");
-  print(`${t()} tart-5 keeps failing; its next retry would pass the deadline: ${tart?.state}(${tart?.reason}) after ${tart?.attempts} of 10 attempts`);
+  print(
+    `${t()} tart-5 keeps failing; its next retry would pass the deadline: ${tart?.state}(${tart?.reason}) after ${tart?.attempts} of 10 attempts`,
+  );
 
   print(`${t()} ${describeDeadLetters(await queue.stats())}`);
   const redrive = await queue.redrive("cookie-3", { note: "OPS-1234" });
   const back = await queue.get("cookie-3");
-  print(`${t()} operator redrives cookie-3 with note ${redrive.note}: ${back?.state}, attempts ${back?.attempts}, token kept at ${back?.token} (audit: previous token ${redrive.previousToken})`);
+  print(
+    `${t()} operator redrives cookie-3 with note ${redrive.note}: ${back?.state}, attempts ${back?.attempts}, token kept at ${back?.token} (audit: previous token ${redrive.previousToken})`,
+  );
   try {
     await queue.redrive("cake-7", { note: "OPS-1235" });
   } catch (error) {
@@ -70,7 +76,10 @@ function describeDeadLetters(stats: JobStats): string {
     .filter(([, v]) => v.count > 0)
     .map(([reason, v]) => `${reason}=${v.count} (${Math.round(v.ratio * 100)}%)`)
     .join(", ");
-  const last = stats.lastRedrive === null ? "none" : `${stats.lastRedrive.jobId} ${stats.lastRedrive.note} -> ${stats.lastRedrive.resultState ?? "?"}`;
+  const last =
+    stats.lastRedrive === null
+      ? "none"
+      : `${stats.lastRedrive.jobId} ${stats.lastRedrive.note} -> ${stats.lastRedrive.resultState ?? "?"}`;
   return (
     `DLQ: dead=${stats.dead.count} [${reasons || "none"}], oldest=${stats.dead.oldest?.id ?? "none"}, last redrive=${last}, ` +
     `lease expiries=${stats.leaseExpiries}, stale finishes refused=${stats.staleFinishesRefused}`

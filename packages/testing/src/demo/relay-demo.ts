@@ -46,28 +46,42 @@ export async function runRelayDemo(store: VerqStore, print: (line: string) => vo
     throw new Error(`demo: ${guid} did not settle`);
   };
   try {
-    print(`${t()} core (not idempotent: each call debits) and relay on 127.0.0.1; relay waits ${CORE_TIMEOUT_MS} ms for the core, the channel ${CHANNEL_TIMEOUT_MS} ms for the relay`);
+    print(
+      `${t()} core (not idempotent: each call debits) and relay on 127.0.0.1; relay waits ${CORE_TIMEOUT_MS} ms for the core, the channel ${CHANNEL_TIMEOUT_MS} ms for the relay`,
+    );
 
     core.delay(600);
-    print(`${t()} channel sends T-1001 (700): ${await channel("T-1001", 700, CHANNEL_TIMEOUT_MS)}; it resends with the same GUID`);
-    print(`${t()} resend of T-1001 while the core is still working: ${await channel("T-1001", 700)} (in progress, not sent again)`);
+    print(
+      `${t()} channel sends T-1001 (700): ${await channel("T-1001", 700, CHANNEL_TIMEOUT_MS)}; it resends with the same GUID`,
+    );
+    print(
+      `${t()} resend of T-1001 while the core is still working: ${await channel("T-1001", 700)} (in progress, not sent again)`,
+    );
     const first = await untilSettled("T-1001");
     core.delay(0);
     const again = await channel("T-1001", 700);
-    print(`${t()} the first call finishes: ${first.state} ${first.code}; the next resend gets the stored answer, byte for byte: ${again === first.response}`);
+    print(
+      `${t()} the first call finishes: ${first.state} ${first.code}; the next resend gets the stored answer, byte for byte: ${again === first.response}`,
+    );
     print(`${t()} core calls for T-1001: ${core.calls("T-1001")}; balance ${core.bank.balance} (debited once)`);
 
     core.dropAnswers();
     print(`${t()} channel sends T-1002 (250); the core debits, then its answer is lost: ${await channel("T-1002", 250)}`);
     core.dropAnswers(false);
-    print(`${t()} resend of T-1002: ${await channel("T-1002", 250)} (UNKNOWN: the core is not called; calls so far ${core.calls("T-1002")})`);
+    print(
+      `${t()} resend of T-1002: ${await channel("T-1002", 250)} (UNKNOWN: the core is not called; calls so far ${core.calls("T-1002")})`,
+    );
     const early = await relay.resolve({ minAgeMs: MIN_AGE_MS });
-    print(`${t()} resolve --min-age 10m: ${early.young.length} UNKNOWN younger than the min age, left alone (it may still be in flight)`);
+    print(
+      `${t()} resolve --min-age 10m: ${early.young.length} UNKNOWN younger than the min age, left alone (it may still be in flight)`,
+    );
     clock.advance(MIN_AGE_MS);
     const late = await relay.resolve({ minAgeMs: MIN_AGE_MS });
     print(`${t()} resolve --min-age 10m: asks the core's inquiry API; DONE ${late.done.join(", ")}`);
     const settled = await ledger.get("T-1002");
-    print(`${t()} resend of T-1002 now gets the core's original answer: ${(await channel("T-1002", 250)) === settled?.response}; core calls ${core.calls("T-1002")}`);
+    print(
+      `${t()} resend of T-1002 now gets the core's original answer: ${(await channel("T-1002", 250)) === settled?.response}; core calls ${core.calls("T-1002")}`,
+    );
 
     await core.refuseConnections();
     print(`${t()} the core refuses connections; channel sends T-1003 (50): ${await channel("T-1003", 50)} (certainly not sent)`);
@@ -80,7 +94,11 @@ export async function runRelayDemo(store: VerqStore, print: (line: string) => vo
 
     const stats = await relay.stats();
     const calls = [...core.bank.callsByGuid()].map(([guid, n]) => `${guid}=${n}`).join(" ");
-    print(`${t()} ledger: ${Object.entries(stats.byState).map(([s, n]) => `${s}=${n}`).join(" ")}; attempts ${stats.attempts.total}; core calls ${calls}: no GUID debited twice`);
+    print(
+      `${t()} ledger: ${Object.entries(stats.byState)
+        .map(([s, n]) => `${s}=${n}`)
+        .join(" ")}; attempts ${stats.attempts.total}; core calls ${calls}: no GUID debited twice`,
+    );
   } finally {
     await app.close();
     await core.close();

@@ -40,7 +40,10 @@ export const COURSE_FIXTURE: readonly FixtureFile[] = [
   { name: "msg-012.json", text: message("M010", "O-1004", 2, 620, 12) },
   { name: "msg-013.json", text: message("M009", "O-1003", 3, 330, 11) }, // resent
   { name: "msg-014.json", text: message("M011", "O-1005", 1, 1500, 14) },
-  { name: "msg-015.json", text: JSON.stringify({ msg_id: "M018", order_no: "O-1008", seq: 1, currency: "JPY", sent_at: "2026-01-05T09:15:00Z" }) }, // no amount
+  {
+    name: "msg-015.json",
+    text: JSON.stringify({ msg_id: "M018", order_no: "O-1008", seq: 1, currency: "JPY", sent_at: "2026-01-05T09:15:00Z" }),
+  }, // no amount
   { name: "msg-016.json", text: message("M012", "O-1003", 4, 210, 16) },
   { name: "msg-017.json", text: message("M013", "O-1005", 2, 760, 17) },
   { name: "msg-018.json", text: message("M014", "O-1006", 1, 9900, 18) },

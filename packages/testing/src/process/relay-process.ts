@@ -16,9 +16,27 @@ export interface RelayProcess {
  * sweep after 1 s, then `args`; `failpoints` as its `VERQ_FAILPOINTS`) and resolves once it
  * listens; rejects if it exits first or is not listening within 30 s.
  */
-export async function startRelayProcess(db: string, coreUrl: string, options: { args?: readonly string[]; failpoints?: string } = {}): Promise<RelayProcess> {
+export async function startRelayProcess(
+  db: string,
+  coreUrl: string,
+  options: { args?: readonly string[]; failpoints?: string } = {},
+): Promise<RelayProcess> {
   const child = spawnVerq(
-    ["relay", "serve", "--db", db, "--core", coreUrl, "--port", "0", "--core-timeout", "300ms", "--recover-after", "1s", ...(options.args ?? [])],
+    [
+      "relay",
+      "serve",
+      "--db",
+      db,
+      "--core",
+      coreUrl,
+      "--port",
+      "0",
+      "--core-timeout",
+      "300ms",
+      "--recover-after",
+      "1s",
+      ...(options.args ?? []),
+    ],
     { VERQ_FAILPOINTS: options.failpoints ?? "" },
   );
   let seen = "";

@@ -37,7 +37,10 @@ export const spawnHelper = (script: string, args: readonly string[], env: NodeJS
   start([resolve(dirname(fileURLToPath(import.meta.url)), script), ...args], env);
 
 /** Runs the real CLI to its end. */
-export async function runVerq(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ status: number | string; stdout: string; stderr: string }> {
+export async function runVerq(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ status: number | string; stdout: string; stderr: string }> {
   const child = spawnVerq(args, env);
   const status = await child.exited();
   return { status, stdout: child.stdout(), stderr: child.stderr() };

@@ -44,7 +44,11 @@ export function writeCourseFixture(queue: TestQueue): void {
  * resends the message of the file before it, every `badEvery`-th file is cut off (`parse`).
  * Orders of 5 messages each, seq 1…5. Returns the files and the figures a run must give.
  */
-export function bulkFixture(count: number, dupEvery = 10, badEvery = 25): { files: FixtureFile[]; expected: { done: number; error: number; processed: number; duplicates: string[] } } {
+export function bulkFixture(
+  count: number,
+  dupEvery = 10,
+  badEvery = 25,
+): { files: FixtureFile[]; expected: { done: number; error: number; processed: number; duplicates: string[] } } {
   const files: FixtureFile[] = [];
   const duplicates: string[] = [];
   let unique = 0;
@@ -60,7 +64,12 @@ export function bulkFixture(count: number, dupEvery = 10, badEvery = 25): { file
       duplicates.push((JSON.parse(last) as { msg_id: string }).msg_id);
     } else {
       const n = unique++;
-      last = JSON.stringify({ msg_id: `K${String(n).padStart(5, "0")}`, order_no: `O-${Math.floor(n / 5)}`, seq: (n % 5) + 1, amount: 100 + n });
+      last = JSON.stringify({
+        msg_id: `K${String(n).padStart(5, "0")}`,
+        order_no: `O-${Math.floor(n / 5)}`,
+        seq: (n % 5) + 1,
+        amount: 100 + n,
+      });
       files.push({ name, text: last });
     }
   }
@@ -72,7 +81,14 @@ export const names = (dir: string): string[] => readdirSync(dir).sort();
 
 /** Name → sha256 of every file in a folder: proves files arrive whole and unchanged. */
 export function digests(dir: string): Map<string, string> {
-  return new Map(names(dir).map((n) => [n, createHash("sha256").update(readFileSync(join(dir, n))).digest("hex")]));
+  return new Map(
+    names(dir).map((n) => [
+      n,
+      createHash("sha256")
+        .update(readFileSync(join(dir, n)))
+        .digest("hex"),
+    ]),
+  );
 }
 
 /** The whole queue tree: folder → name → sha256. */

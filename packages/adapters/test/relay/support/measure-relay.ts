@@ -57,10 +57,16 @@ try {
   const rpsRelay = await concurrent(relay.url, "rps-r", total);
   const rpsReplay = await concurrent(relay.url, "rps-r", total);
   console.log(`node ${process.version}, ${total} requests, concurrency ${concurrency}`);
-  console.log(`core direct:       p50 ${ms(pct(latencyDirect, 50))}  p99 ${ms(pct(latencyDirect, 99))}  ${rpsDirect.toFixed(0)} req/s`);
-  console.log(`through the relay: p50 ${ms(pct(latencyRelay, 50))}  p99 ${ms(pct(latencyRelay, 99))}  ${rpsRelay.toFixed(0)} req/s (new GUIDs)`);
+  console.log(
+    `core direct:       p50 ${ms(pct(latencyDirect, 50))}  p99 ${ms(pct(latencyDirect, 99))}  ${rpsDirect.toFixed(0)} req/s`,
+  );
+  console.log(
+    `through the relay: p50 ${ms(pct(latencyRelay, 50))}  p99 ${ms(pct(latencyRelay, 99))}  ${rpsRelay.toFixed(0)} req/s (new GUIDs)`,
+  );
   console.log(`relay, resends:    ${rpsReplay.toFixed(0)} req/s (DONE, answered from the ledger, core not called)`);
-  console.log(`added latency:     p50 +${ms(pct(latencyRelay, 50) - pct(latencyDirect, 50))}  p99 +${ms(pct(latencyRelay, 99) - pct(latencyDirect, 99))}`);
+  console.log(
+    `added latency:     p50 +${ms(pct(latencyRelay, 50) - pct(latencyDirect, 50))}  p99 +${ms(pct(latencyRelay, 99) - pct(latencyDirect, 99))}`,
+  );
   console.log(`core calls: ${core.totalCalls} for ${1_000 + 1_000 + 2 * Math.min(total, 1_000) + 2 * total} distinct GUIDs sent`);
 } finally {
   await relay.stop();

@@ -33,7 +33,9 @@ export interface RelayHarness {
 }
 
 /** Starts a test core and a relay (in this process) on a fresh SQLite file in a temp dir. */
-export async function startRelay(options: { coreTimeoutMs?: number; maxAttempts?: number; bodyLimit?: number; decider?: GuidDecider } = {}): Promise<RelayHarness> {
+export async function startRelay(
+  options: { coreTimeoutMs?: number; maxAttempts?: number; bodyLimit?: number; decider?: GuidDecider } = {},
+): Promise<RelayHarness> {
   const dir = tempDir("verq-relay-");
   const dbPath = `${dir.path}/ledger.sqlite`;
   const store = await openStore({ path: dbPath });
@@ -69,7 +71,11 @@ export async function startRelay(options: { coreTimeoutMs?: number; maxAttempts?
 }
 
 /** One channel request to `url`, and its answer. */
-export async function sendTo(url: string, body: string | Record<string, unknown>, headers: Record<string, string> = { "content-type": "application/json" }): Promise<ChannelAnswer> {
+export async function sendTo(
+  url: string,
+  body: string | Record<string, unknown>,
+  headers: Record<string, string> = { "content-type": "application/json" },
+): Promise<ChannelAnswer> {
   const response = await fetch(url, { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) });
   const text = await response.text();
   let code: string | undefined;
@@ -79,7 +85,13 @@ export async function sendTo(url: string, body: string | Record<string, unknown>
   } catch {
     code = undefined;
   }
-  return { status: response.status, text, code, state: response.headers.get("verq-ledger-state"), replayed: response.headers.get("idempotent-replayed") };
+  return {
+    status: response.status,
+    text,
+    code,
+    state: response.headers.get("verq-ledger-state"),
+    replayed: response.headers.get("idempotent-replayed"),
+  };
 }
 
 /** Waits until `check` holds (polling every 5 ms), or fails after `timeoutMs`. */

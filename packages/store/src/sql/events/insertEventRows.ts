@@ -42,7 +42,8 @@ export async function insertEventRows(
     const result = await executeBatch<{ stream_id: string; version: number; position: number }>(
       trx,
       values,
-      (v) => `insert into events (stream_type, stream_id, version, type, data, at_ms) values ${v}${conflict} returning stream_id, version, position`,
+      (v) =>
+        `insert into events (stream_type, stream_id, version, type, data, at_ms) values ${v}${conflict} returning stream_id, version, position`,
     );
     for (const row of result.rows) positions.set(positionKey(row.stream_id, Number(row.version)), Number(row.position));
   } catch (error) {

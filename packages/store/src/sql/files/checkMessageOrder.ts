@@ -30,7 +30,11 @@ export async function checkMessageOrder(db: Kysely<VerqDatabase>, start: number,
       from (select distinct order_no, seq from processed)
     ) where seq - coalesce(prev, ${start - 1}) > 1`.execute(db);
 
-  const problems: OrderProblem[] = duplicates.rows.map((r) => ({ group: r.order_no, kind: "duplicate", sequence: Number(r.seq) }));
+  const problems: OrderProblem[] = duplicates.rows.map((r) => ({
+    group: r.order_no,
+    kind: "duplicate",
+    sequence: Number(r.seq),
+  }));
   let truncated = false;
   for (const gap of gaps.rows) {
     const from = gap.prev === null ? start : Number(gap.prev) + 1;
@@ -38,7 +42,9 @@ export async function checkMessageOrder(db: Kysely<VerqDatabase>, start: number,
     // Each gap can add at most `limit + 1` lines: enough to fill the page and to know it overflowed.
     for (let s = from; s <= to && s - from <= limit; s++) problems.push({ group: gap.order_no, kind: "missing", sequence: s });
   }
-  problems.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : a.sequence - b.sequence || a.kind.localeCompare(b.kind)));
+  problems.sort((a, b) =>
+    a.group < b.group ? -1 : a.group > b.group ? 1 : a.sequence - b.sequence || a.kind.localeCompare(b.kind),
+  );
   if (problems.length > limit) {
     truncated = true;
     problems.length = limit;

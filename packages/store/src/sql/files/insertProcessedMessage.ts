@@ -12,7 +12,11 @@ import { messageDb, type ProcessedTable } from "./messageTables.ts";
  * SQLite undoes only the failed statement and the transaction goes on; PostgreSQL would abort
  * the whole transaction, so there the insert runs inside a savepoint.
  */
-export async function insertProcessedMessage(trx: Kysely<VerqDatabase>, dialect: StoreDialect, row: ProcessedTable): Promise<boolean> {
+export async function insertProcessedMessage(
+  trx: Kysely<VerqDatabase>,
+  dialect: StoreDialect,
+  row: ProcessedTable,
+): Promise<boolean> {
   const savepoint = dialect.name === "postgres";
   if (savepoint) await sql`savepoint verq_processed_insert`.execute(trx);
   try {

@@ -25,10 +25,22 @@ export async function rebuildMessageProjections(trx: Kysely<VerqDatabase>): Prom
       const d = event.data;
       await m
         .insertInto("processed")
-        .values({ msg_id: d.key, order_no: d.group, seq: d.sequence, amount: d.amount, processed_at: d.at, file: d.file, message_id: row.stream_id, message: d.message })
+        .values({
+          msg_id: d.key,
+          order_no: d.group,
+          seq: d.sequence,
+          amount: d.amount,
+          processed_at: d.at,
+          file: d.file,
+          message_id: row.stream_id,
+          message: d.message,
+        })
         .execute();
     } else if (event.type === "message.duplicated") {
-      await m.insertInto("message_duplicates").values({ message_id: row.stream_id, msg_id: event.data.key, file: event.data.file, at_ms: event.data.at }).execute();
+      await m
+        .insertInto("message_duplicates")
+        .values({ message_id: row.stream_id, msg_id: event.data.key, file: event.data.file, at_ms: event.data.at })
+        .execute();
     }
   }
   for (const message of messages.values()) await m.insertInto("messages").values(messageToRow(message)).execute();

@@ -5,7 +5,10 @@ import { rowToMessage } from "./messageRow.ts";
 import { messageDb } from "./messageTables.ts";
 
 /** Messages in `error` under any of `files` (the latest one per name). */
-export async function selectErrorMessagesByFile(db: Kysely<VerqDatabase>, files: readonly string[]): Promise<Map<string, Message>> {
+export async function selectErrorMessagesByFile(
+  db: Kysely<VerqDatabase>,
+  files: readonly string[],
+): Promise<Map<string, Message>> {
   const found = new Map<string, Message>();
   for (let i = 0; i < files.length; i += 500) {
     const chunk = files.slice(i, i + 500);

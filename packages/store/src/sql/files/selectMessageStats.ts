@@ -16,9 +16,19 @@ export interface MessageStats {
 /** Counts of `processed`, duplicates and message streams by state. */
 export async function selectMessageStats(db: Kysely<VerqDatabase>): Promise<MessageStats> {
   const m = messageDb(db);
-  const processed = await m.selectFrom("processed").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-  const duplicates = await m.selectFrom("message_duplicates").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-  const states = await m.selectFrom("messages").select(["state", (eb) => eb.fn.countAll<number>().as("n")]).groupBy("state").execute();
+  const processed = await m
+    .selectFrom("processed")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  const duplicates = await m
+    .selectFrom("message_duplicates")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  const states = await m
+    .selectFrom("messages")
+    .select(["state", (eb) => eb.fn.countAll<number>().as("n")])
+    .groupBy("state")
+    .execute();
   const byState: Record<MessageState, number> = { inbox: 0, processing: 0, done: 0, error: 0 };
   for (const row of states) byState[row.state as MessageState] = Number(row.n);
   return { processed: Number(processed.n), duplicates: Number(duplicates.n), byState };

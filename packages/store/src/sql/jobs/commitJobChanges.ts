@@ -46,7 +46,9 @@ export async function commitJobChanges(
   await updateJobRows(trx, [...byJob.values()]);
   for (const change of changes) {
     if (!change.events.some((e) => e.type === "job.redriven")) continue;
-    const eventPositions = change.events.map((_, i) => positions.get(positionKey(change.after.id, change.before.version + i + 1)) ?? -1);
+    const eventPositions = change.events.map(
+      (_, i) => positions.get(positionKey(change.after.id, change.before.version + i + 1)) ?? -1,
+    );
     await projectRedrives(trx, change.after.id, change.events, eventPositions);
   }
 }

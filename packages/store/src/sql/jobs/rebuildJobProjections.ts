@@ -27,7 +27,10 @@ export async function rebuildJobProjections(trx: Kysely<VerqDatabase>): Promise<
     await projectRedrives(trx, stored.streamId, [event], [stored.position]);
   }
   for (const { job, payloadJson, position } of jobs.values()) {
-    await trx.insertInto("jobs").values(jobToRow(job, payloadJson, position)).execute();
+    await trx
+      .insertInto("jobs")
+      .values(jobToRow(job, payloadJson, position))
+      .execute();
   }
   return { jobs: jobs.size, events: events.length };
 }

@@ -8,7 +8,11 @@ import { rowToJob, type JobRow } from "./jobRow.ts";
 export async function selectJobsById(db: Kysely<VerqDatabase>, ids: readonly string[]): Promise<Map<string, Job>> {
   const jobs = new Map<string, Job>();
   if (ids.length === 0) return jobs;
-  const result = await executeBatch<JobRow>(db, ids.map((id) => [id]), (v) => `select * from jobs where id in (values ${v})`);
+  const result = await executeBatch<JobRow>(
+    db,
+    ids.map((id) => [id]),
+    (v) => `select * from jobs where id in (values ${v})`,
+  );
   for (const row of result.rows) jobs.set(row.id, rowToJob(row));
   return jobs;
 }

@@ -12,6 +12,10 @@ export async function selectJobsByState(
 ): Promise<Job[]> {
   let query = db.selectFrom("jobs").selectAll().where("state", "=", state);
   if (reason !== undefined) query = query.where("reason", "=", reason);
-  const rows = await query.orderBy(state === "dead" ? "dead_since" : "updated_at").orderBy("id").limit(limit).execute();
+  const rows = await query
+    .orderBy(state === "dead" ? "dead_since" : "updated_at")
+    .orderBy("id")
+    .limit(limit)
+    .execute();
   return rows.map(rowToJob);
 }

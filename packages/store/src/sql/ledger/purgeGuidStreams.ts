@@ -11,7 +11,14 @@ import { ledgerDb } from "./ledgerTables.ts";
  */
 export async function purgeGuidStreams(trx: Kysely<VerqDatabase>, guids: readonly string[]): Promise<number> {
   if (guids.length === 0) return 0;
-  const events = await trx.deleteFrom("events").where("stream_type", "=", GUID_STREAM).where("stream_id", "in", [...guids]).executeTakeFirst();
-  await ledgerDb(trx).deleteFrom("ledger").where("guid", "in", [...guids]).execute();
+  const events = await trx
+    .deleteFrom("events")
+    .where("stream_type", "=", GUID_STREAM)
+    .where("stream_id", "in", [...guids])
+    .executeTakeFirst();
+  await ledgerDb(trx)
+    .deleteFrom("ledger")
+    .where("guid", "in", [...guids])
+    .execute();
   return Number(events.numDeletedRows);
 }
