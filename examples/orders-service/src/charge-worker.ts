@@ -26,5 +26,12 @@ export function createChargeWorker(queue: JobQueue, options: ChargeWorkerOptions
     },
     concurrency: 4,
     batchSize: 8,
+    // Failures are logged with ids only; the jobs stay leased and are claimed again after their lease.
+    onSendError: (job, error) => console.error(`charge ${job.id} token ${job.token} not delivered: ${describe(error)}`),
+    onError: (error) => console.error(`charge worker round failed, retrying: ${describe(error)}`),
   });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
