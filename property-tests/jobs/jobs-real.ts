@@ -1,5 +1,6 @@
 import { ManualClock, seededRng, type JobDecider } from "@verq/core";
 import { JobQueue, openStore, type VerqStore } from "@verq/store";
+import { withJobDecider } from "@verq/store/internal";
 import { MODEL_BACKOFF } from "./jobs-model.ts";
 
 /** The system under test: a real queue over a fresh in-memory SQLite store, on a manual clock. */
@@ -19,12 +20,12 @@ export const MODEL_START_MS = 1_700_000_000_000;
 export async function createJobsReal(options: { rngSeed: number; decider?: JobDecider }): Promise<JobsReal> {
   const store = await openStore({ path: ":memory:" });
   const clock = new ManualClock(MODEL_START_MS);
-  const queue = new JobQueue(store, {
-    clock,
-    rng: seededRng(options.rngSeed),
-    backoff: MODEL_BACKOFF,
-    redriveLimit: { max: 1_000_000, windowMs: 1 },
-    ...(options.decider === undefined ? {} : { decider: options.decider }),
-  });
+  const queue = new JobQueue(
+    store,
+    withJobDecider(
+      { clock, rng: seededRng(options.rngSeed), backoff: MODEL_BACKOFF, redriveLimit: { max: 1_000_000, windowMs: 1 } },
+      options.decider,
+    ),
+  );
   return { store, queue, clock };
 }

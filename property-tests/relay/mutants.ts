@@ -11,8 +11,7 @@ import {
   type LedgerEntry,
 } from "@verq/core";
 import type { RelayService } from "@verq/adapters";
-import type { GuidClaimer } from "@verq/store";
-import { claimGuid, selectGuidEntry } from "@verq/store/internal";
+import { claimGuid, selectGuidEntry, type GuidClaimer } from "@verq/store/internal";
 import type { RelayVariant } from "./relay-world.ts";
 
 /**

@@ -2,17 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type fc from "fast-check";
-import { GUID_STREAM, ManualClock, type GuidDecider } from "@verq/core";
+import { GUID_STREAM, ManualClock } from "@verq/core";
 import { RelayService, type CoreClient, type RelayBoundary, type RelayReply } from "@verq/adapters";
-import {
-  GuidLedger,
-  VerqStore,
-  openStore,
-  readAllEvents,
-  type GuidClaimer,
-  type GuidLedgerOptions,
-  type StoredEvent,
-} from "@verq/store";
+import { GuidLedger, VerqStore, openStore, readAllEvents, type GuidLedgerOptions, type StoredEvent } from "@verq/store";
+import { withGuidSeams, type GuidLedgerSeams } from "@verq/store/internal";
 import { MAX_ATTEMPTS, type RelayScenario } from "./relay-scenario.ts";
 import { ScheduledCore } from "./scheduled-core.ts";
 import { scheduledLatency } from "./scheduled-latency.ts";
@@ -24,10 +17,8 @@ export class RelayDied extends Error {
   }
 }
 
-/** The parts of the system a mutant may replace. */
-export interface RelayVariant {
-  readonly decider?: GuidDecider;
-  readonly claimer?: GuidClaimer;
+/** The parts of the system a mutant may replace: the ledger's decider and claim, or the operator's reprocess. */
+export interface RelayVariant extends GuidLedgerSeams {
   /** An operator's reprocess run in place of `relay.reprocess`, built from the relay's public pieces. */
   readonly reprocess?: (relay: RelayService, options: { maxAttempts: number }) => Promise<unknown>;
 }
@@ -127,11 +118,7 @@ export async function createRelayWorld(
   const open = async () => {
     const base = await openStore({ path });
     const store = new VerqStore(base.db.withPlugin(scheduledLatency(s)), base.dialect, base.path);
-    const options: GuidLedgerOptions = {
-      clock,
-      ...(variant.decider === undefined ? {} : { decider: variant.decider }),
-      ...(variant.claimer === undefined ? {} : { claimer: variant.claimer }),
-    };
+    const options = withGuidSeams({ clock }, { decider: variant.decider, claimer: variant.claimer });
     const ledger = new BoundaryLedger(store, options, boundary);
     const relay = new RelayService({ ledger, core: boundaryCore(core, boundary), maxAttempts: MAX_ATTEMPTS });
     return { base, store, ledger, relay };

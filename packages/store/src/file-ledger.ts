@@ -14,6 +14,7 @@ import {
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
+import { seamsOf, type FileLedgerSeams } from "./seams.ts";
 import { checkMessageOrder, type OrderCheck } from "./sql/files/checkMessageOrder.ts";
 import { commitMessageEvents } from "./sql/files/commitMessageEvents.ts";
 import { insertMessageDuplicate } from "./sql/files/insertMessageDuplicate.ts";
@@ -94,11 +95,6 @@ export type ProcessedMessageHandler = (
 /** Settings of a file ledger. */
 export interface FileLedgerOptions {
   readonly clock?: Clock;
-  /**
-   * @internal A decider over a variant of the message machine, for mutation tests. Production
-   * code never sets it.
-   */
-  readonly decider?: MessageDecider;
 }
 
 /**
@@ -120,7 +116,7 @@ export class FileLedger {
   constructor(store: VerqStore, options: FileLedgerOptions = {}) {
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
-    this.#decide = options.decider ?? decideMessage;
+    this.#decide = seamsOf<FileLedgerSeams>(options).decider ?? decideMessage;
   }
 
   /** The message whose current or last claim is `claimId`, or null (what recovery asks first). */

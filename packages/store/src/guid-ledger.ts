@@ -21,6 +21,7 @@ import {
   type LedgerEntry,
 } from "@verq/core";
 import type { VerqStore } from "./store.ts";
+import { seamsOf, type GuidClaimer, type GuidLedgerSeams } from "./seams.ts";
 import { claimGuid } from "./sql/ledger/claimGuid.ts";
 import { commitGuidEvents } from "./sql/ledger/commitGuidEvents.ts";
 import { appendLedgerAudit } from "./sql/ledger/appendLedgerAudit.ts";
@@ -40,13 +41,6 @@ export interface ClaimInput {
   readonly fingerprint: string;
 }
 
-/**
- * @internal How a claim decides the owner of a new GUID: returns the new RECEIVED entry when
- * this call owns it, `null` when the GUID was already there. The default is one insert-or-
- * nothing (SPEC G4); mutation tests pass a lookup-then-insert to prove the suite catches it.
- */
-export type GuidClaimer = (store: VerqStore, input: ClaimInput, clock: Clock) => Promise<LedgerEntry | null>;
-
 /** The claim of SPEC G4: one transaction, one insert-or-nothing on the GUID primary key. */
 const claimByInsert: GuidClaimer = (store, input, clock) =>
   store.transaction(async (trx) => {
@@ -58,13 +52,6 @@ const claimByInsert: GuidClaimer = (store, input, clock) =>
 /** Settings of a ledger. */
 export interface GuidLedgerOptions {
   readonly clock?: Clock;
-  /**
-   * @internal A decider over a variant of the guid machine, for mutation tests that prove the
-   * property suite catches a broken rule. Production code never sets it.
-   */
-  readonly decider?: GuidDecider;
-  /** @internal See {@link GuidClaimer}. Production code never sets it. */
-  readonly claimer?: GuidClaimer;
 }
 
 /**
@@ -124,8 +111,9 @@ export class GuidLedger {
   constructor(store: VerqStore, options: GuidLedgerOptions = {}) {
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
-    this.#decide = options.decider ?? decideGuid;
-    this.#claim = options.claimer ?? claimByInsert;
+    const seams = seamsOf<GuidLedgerSeams>(options);
+    this.#decide = seams.decider ?? decideGuid;
+    this.#claim = seams.claimer ?? claimByInsert;
   }
 
   /**

@@ -24,7 +24,6 @@ export { ReceiptBook, type ReceiptResult, type ReceiverCounts } from "./receipt-
 export {
   GuidLedger,
   type ClaimInput,
-  type GuidClaimer,
   type GuidLedgerOptions,
   type LedgerChange,
   type PurgeResult,

@@ -32,6 +32,7 @@ import {
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
+import { seamsOf, type JobQueueSeams } from "./seams.ts";
 import { commitJobChanges, type JobChange } from "./sql/jobs/commitJobChanges.ts";
 import { insertEventRows, positionKey, type EventRow } from "./sql/events/insertEventRows.ts";
 import { bumpCounter } from "./sql/counters.ts";
@@ -65,11 +66,6 @@ export interface JobQueueOptions {
   readonly defaultDeadlineMs?: number;
   /** Redrives allowed per window: 50 per minute by default. */
   readonly redriveLimit?: RedriveLimit;
-  /**
-   * @internal A decider over a variant of the job machine, for mutation tests that prove the
-   * property suite catches a broken rule. Production code never sets it.
-   */
-  readonly decider?: JobDecider;
 }
 
 /** What to enqueue. `deadline` is absolute (ms since the epoch). */
@@ -192,7 +188,7 @@ export class JobQueue {
     this.#defaultMaxAttempts = checkMaxAttempts(options.defaultMaxAttempts ?? 5);
     this.#defaultDeadlineMs = options.defaultDeadlineMs ?? 86_400_000;
     this.#redriveLimit = options.redriveLimit ?? { max: 50, windowMs: 60_000 };
-    this.#decide = options.decider ?? decideJob;
+    this.#decide = seamsOf<JobQueueSeams>(options).decider ?? decideJob;
   }
 
   /**

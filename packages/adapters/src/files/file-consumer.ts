@@ -86,8 +86,6 @@ export interface FileConsumerOptions {
   readonly recoverAfterMs?: number;
   /** Called once for every file settled. */
   readonly onFile?: (outcome: FileOutcome) => void;
-  /** @internal The claim owner, for tests; this process by default. */
-  readonly owner?: ClaimOwner;
 }
 
 // Files in `processing/` that a consumer of this process is working on right now: recovery in
@@ -141,7 +139,7 @@ export class FileConsumer {
     this.#handler = options.handler;
     this.#recoverAfterMs = options.recoverAfterMs;
     this.#onFile = options.onFile;
-    this.#owner = options.owner ?? currentOwner();
+    this.#owner = currentOwner();
   }
 
   /** What this consumer has done so far. */

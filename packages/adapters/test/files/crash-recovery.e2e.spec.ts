@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { COURSE_EXPECTED } from "@verq/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { currentOwner } from "../../src/files/claim-name.ts";
 import { runVerq, spawnHelper } from "./helpers/cli-child.ts";
 import {
   bulkFixture,
@@ -107,18 +108,18 @@ describe("F3 crash safety: a consumer that dies is recovered at the next start",
   it("F1: recovery never takes a file whose owner is alive (this host) or unknown (another host), unless told to by --recover-after", async () => {
     const q = queue("live-owner");
     const msg = (id: string) => JSON.stringify({ msg_id: id, order_no: "O", seq: Number(id.slice(1)), amount: 1 });
-    // The parent of this test process is alive; "elsewhere" is another host.
-    writeFileSync(join(q.dirs.processing, `abcdef01~${process.ppid}@${"thishost"}~live.json`), msg("L1"));
+    // The parent of this test process is alive on this host, named as the consumer names it; "elsewhere" is another host.
+    const { host } = currentOwner();
+    writeFileSync(join(q.dirs.processing, `abcdef01~${process.ppid}@${host}~live.json`), msg("L1"));
     writeFileSync(join(q.dirs.processing, `abcdef02~1@elsewhere~remote.json`), msg("L2"));
     // No claim name at all: put there by hand, so nobody owns it.
     writeFileSync(join(q.dirs.processing, "by-hand.json"), msg("L3"));
     await withLedger(q.db, async (ledger) => {
       const { FileConsumer } = await import("../../src/files/file-consumer.ts");
-      const owner = { pid: process.pid, host: "thishost" };
-      const first = await new FileConsumer({ root: q.root, ledger, owner }).drain();
+      const first = await new FileConsumer({ root: q.root, ledger }).drain();
       expect(first).toMatchObject({ done: 1, recovered: 1 });
       expect(names(q.dirs.processing)).toHaveLength(2);
-      const forced = await new FileConsumer({ root: q.root, ledger, owner, recoverAfterMs: 0 }).drain();
+      const forced = await new FileConsumer({ root: q.root, ledger, recoverAfterMs: 0 }).drain();
       expect(forced).toMatchObject({ done: 2, recovered: 2 });
       expect(names(q.dirs.processing)).toEqual([]);
       expect(names(q.dirs.done)).toEqual(["by-hand.json", "live.json", "remote.json"]);

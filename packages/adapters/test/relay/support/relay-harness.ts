@@ -1,4 +1,4 @@
-import { ManualClock, type GuidDecider, type LedgerEntry } from "@verq/core";
+import { ManualClock, type LedgerEntry } from "@verq/core";
 import { GuidLedger, openStore, type VerqStore } from "@verq/store";
 import { tempDir, TestCore } from "@verq/testing";
 import type { FastifyInstance } from "fastify";
@@ -34,14 +34,14 @@ export interface RelayHarness {
 
 /** Starts a test core and a relay (in this process) on a fresh SQLite file in a temp dir. */
 export async function startRelay(
-  options: { coreTimeoutMs?: number; maxAttempts?: number; bodyLimit?: number; decider?: GuidDecider } = {},
+  options: { coreTimeoutMs?: number; maxAttempts?: number; bodyLimit?: number } = {},
 ): Promise<RelayHarness> {
   const dir = tempDir("verq-relay-");
   const dbPath = `${dir.path}/ledger.sqlite`;
   const store = await openStore({ path: dbPath });
   const clock = new ManualClock(1_767_258_000_000);
   const core = await TestCore.start();
-  const ledger = new GuidLedger(store, { clock, ...(options.decider === undefined ? {} : { decider: options.decider }) });
+  const ledger = new GuidLedger(store, { clock });
   const relay = new RelayService({
     ledger,
     core: createHttpCoreClient({ url: core.url, timeoutMs: options.coreTimeoutMs ?? 2_000 }),

@@ -1,0 +1,55 @@
+import type { Clock, GuidDecider, JobDecider, LedgerEntry, MessageDecider } from "@verq/core";
+import type { FileLedgerOptions } from "./file-ledger.ts";
+import type { ClaimInput, GuidLedgerOptions } from "./guid-ledger.ts";
+import type { JobQueueOptions } from "./job-queue.ts";
+import type { VerqStore } from "./store.ts";
+
+/**
+ * The key under which verq's own mutation tests hand a queue or a ledger a broken variant of
+ * one of its parts. The public option types do not name it: production code never sets it,
+ * and a service cannot set it by accident. Only the `with…` helpers below write it.
+ */
+const INTERNALS = Symbol.for("verq.internals");
+
+/**
+ * How a claim decides the owner of a new GUID: returns the new RECEIVED entry when this call
+ * owns it, `null` when the GUID was already there. The ledger's own is one insert-or-nothing
+ * (SPEC G4); the relay mutants pass a lookup-then-insert to prove the suite catches it.
+ */
+export type GuidClaimer = (store: VerqStore, input: ClaimInput, clock: Clock) => Promise<LedgerEntry | null>;
+
+/** The parts of a `JobQueue` a mutation test may replace. */
+export interface JobQueueSeams {
+  readonly decider?: JobDecider | undefined;
+}
+
+/** The parts of a `GuidLedger` a mutation test may replace. */
+export interface GuidLedgerSeams {
+  readonly decider?: GuidDecider | undefined;
+  readonly claimer?: GuidClaimer | undefined;
+}
+
+/** The parts of a `FileLedger` a mutation test may replace. */
+export interface FileLedgerSeams {
+  readonly decider?: MessageDecider | undefined;
+}
+
+/** The seams an options object carries; none for options built by a service. */
+export function seamsOf<S extends object>(options: object): Partial<S> {
+  return (options as { readonly [INTERNALS]?: Partial<S> })[INTERNALS] ?? {};
+}
+
+function withSeams<O extends object>(options: O, seams: object): O {
+  return { ...options, [INTERNALS]: { ...seamsOf(options), ...seams } };
+}
+
+/** Queue options whose queue decides with `decider` instead of the job machine (the real one when undefined). */
+export const withJobDecider = <O extends JobQueueOptions>(options: O, decider: JobDecider | undefined): O =>
+  withSeams(options, { decider } satisfies JobQueueSeams);
+
+/** Ledger options whose ledger decides and claims with the given variants (the real ones where undefined). */
+export const withGuidSeams = <O extends GuidLedgerOptions>(options: O, seams: GuidLedgerSeams): O => withSeams(options, seams);
+
+/** File ledger options whose ledger decides with `decider` instead of the message machine (the real one when undefined). */
+export const withMessageDecider = <O extends FileLedgerOptions>(options: O, decider: MessageDecider | undefined): O =>
+  withSeams(options, { decider } satisfies FileLedgerSeams);
