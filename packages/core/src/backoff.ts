@@ -8,12 +8,20 @@ import type { Rng } from "./random.ts";
  * - `none`: exactly the delay.
  */
 export interface BackoffPolicy {
+  /** The delay after the first failed attempt, before jitter, in ms. */
   readonly baseMs: number;
+  /** How much each further failed attempt multiplies the delay by. */
   readonly factor: number;
+  /** The cap on the delay before jitter, in ms: no retry waits longer, however many attempts failed. */
   readonly maxMs: number;
   readonly jitter: "full" | "equal" | "none";
 }
 
+/**
+ * The policy a queue uses unless it is given one: 1 s, doubling, capped at 5 min, with equal
+ * jitter so that every retry waits at least half its delay. Together with a job's deadline it
+ * decides between a retry and `dead(deadline)` (SPEC J4).
+ */
 export const defaultBackoff: BackoffPolicy = { baseMs: 1_000, factor: 2, maxMs: 300_000, jitter: "equal" };
 
 /**

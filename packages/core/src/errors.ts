@@ -74,7 +74,12 @@ export class BadAck extends VerqError {
   }
 }
 
-/** Another writer appended to the same stream first; the loser's whole transaction is rolled back. */
+/**
+ * `VERQ_VERSION_CONFLICT`: another writer appended to the same stream first. The
+ * UNIQUE(stream, version) constraint of the event log is the only arbiter of that race, so the
+ * loser's whole transaction is rolled back and nothing of its decision is kept; reload and
+ * decide again.
+ */
 export class VersionConflict extends VerqError {
   constructor(streamType: string, streamId: string, expectedVersion: number) {
     super(
@@ -84,7 +89,11 @@ export class VersionConflict extends VerqError {
   }
 }
 
-/** Normalises anything thrown into an `Error`, keeping verq errors as they are. */
+/**
+ * Normalises anything thrown into an `Error`: any `Error` (verq's or not) is returned as it
+ * is; any other value is wrapped in a `VERQ_UNEXPECTED` {@link VerqError} whose message names
+ * only its `typeof` (never the value, which may be a payload) and whose `cause` is the value.
+ */
 export function coerceError(value: unknown): Error {
   if (value instanceof Error) return value;
   return new VerqError("VERQ_UNEXPECTED", `non-error value thrown: ${typeof value}`, { cause: value });

@@ -13,7 +13,10 @@ export const GUID_CODES = {
   payloadMismatch: "E422",
 } as const;
 
-/** A code of {@link GUID_CODES} or a core's definite code. */
+/**
+ * One of the fixed codes of {@link GUID_CODES}. A core's business code (`B2xx`) is not in this
+ * union: codes read from the core travel as `string`, checked by {@link isDefiniteCode}.
+ */
 export type GuidCode = (typeof GUID_CODES)[keyof typeof GUID_CODES];
 
 // B2xx: "B2" and two digits, e.g. B201. Nothing else counts as a business answer.

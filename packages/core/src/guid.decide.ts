@@ -4,7 +4,11 @@ import type { GuidEvent } from "./guid.events.ts";
 import { guidMachine, type GuidMachine, type GuidRefusal } from "./guid.machine.ts";
 import type { LedgerEntry } from "./guid.types.ts";
 
-/** What the machine decided for one command: the events to record, or a refusal. */
+/**
+ * What the machine decided for one command: either the events to record, in order, with
+ * `entry` the fold of those events onto the entry decided on; or a refusal, with nothing to
+ * write (for a channel repeat, the refusal is the answer: see {@link GuidRefusal}).
+ */
 export type GuidDecision =
   | { readonly accepted: true; readonly entry: LedgerEntry; readonly events: readonly GuidEvent[] }
   | { readonly accepted: false; readonly refusal: GuidRefusal };
@@ -44,5 +48,11 @@ const placeholderEntry: LedgerEntry = {
   version: 1,
 };
 
-/** The decider over the real guid machine. */
+/**
+ * The decider over the real guid machine, which the ledger uses unless a test passes a variant.
+ *
+ * @example
+ * const decision = decideGuid(entry, guidCommands.repeat({ fingerprint, maxAttempts: 3, now }));
+ * // DONE with the same fingerprint: { accepted: false, refusal: "replay" } → answer entry.response
+ */
 export const decideGuid: GuidDecider = createGuidDecider();

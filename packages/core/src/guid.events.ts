@@ -10,29 +10,69 @@ export const LEDGER_AUDIT_ID = "purges";
 /** Who handed a request to the core: the first claim, a channel resend of a FAILED entry, or reprocess. */
 export type SendReason = "claim" | "channel" | "reprocess";
 
+/**
+ * A new GUID claimed (SPEC G4): the first event of its stream, written by the one
+ * insert-or-nothing of the claim, in the same transaction as the new RECEIVED row; whoever
+ * inserted owns the GUID. Not decided by the machine: `evolveGuid(null, received)` creates the
+ * entry.
+ */
 export interface GuidReceived {
   readonly type: "guid.received";
-  readonly data: { readonly guid: string; readonly request: string; readonly fingerprint: string; readonly at: number };
+  readonly data: {
+    readonly guid: string;
+    /** The channel's request exactly as received. */
+    readonly request: string;
+    /** `sha256:<hex>` of the request's canonical JSON (see `fingerprintRequest`). */
+    readonly fingerprint: string;
+    readonly at: number;
+  };
 }
+/**
+ * The request is handed to the core (write before send, SPEC G4): RECEIVED → SENT by the
+ * claimer (`claim`), or FAILED → SENT by a channel resend (`channel`) or an operator's
+ * reprocess (`reprocess`, G6), only below the attempt cap. Written before the core is called.
+ */
 export interface GuidSent {
   readonly type: "guid.sent";
   /** `attempt` counts from 1: the entry's attempts after this send. */
   readonly data: { readonly attempt: number; readonly by: SendReason; readonly at: number };
 }
+/**
+ * A definite answer of the core (`0000`, `B2xx`, `E500`), stored to be replayed byte for byte
+ * (SPEC G3): SENT → DONE when the call of the current attempt answered, or UNKNOWN → DONE when
+ * the inquiry found the transfer (G5).
+ */
 export interface GuidDone {
   readonly type: "guid.done";
-  /** `via`: the call's own answer, a late answer to an entry already UNKNOWN, or the inquiry API. */
+  /**
+   * `via`: the call's own answer, a late answer to an entry already UNKNOWN, or the inquiry API.
+   * No transition of the guid machine writes `late-answer`: an UNKNOWN entry is settled only by
+   * the inquiry (G5).
+   */
   readonly data: {
     readonly code: string;
+    /** The core's answer text, exactly as received. */
     readonly response: string;
     readonly via: "answer" | "late-answer" | "inquiry";
     readonly at: number;
   };
 }
+/**
+ * The core may have acted and nobody knows (SPEC G3, `E901`): SENT → UNKNOWN when the call got
+ * no answer in time (`no-answer`) or an answer that is not a valid core answer
+ * (`invalid-answer`), or when the recovery sweep finds a SENT entry a dead relay left
+ * (`recovered`). Only the inquiry settles it (G5); while UNKNOWN it is never sent again.
+ */
 export interface GuidUnknown {
   readonly type: "guid.unknown";
   readonly data: { readonly reason: "no-answer" | "invalid-answer" | "recovered"; readonly at: number };
 }
+/**
+ * The request certainly did not reach the core (SPEC G3, `E902`): SENT → FAILED when the call
+ * was certainly not sent (`not-sent`), UNKNOWN → FAILED when the inquiry says the core never
+ * saw it (`not-found`, G5), or RECEIVED → FAILED when the recovery sweep finds a claim never
+ * handed to the core (`recovered`). A FAILED entry may be sent again with the same GUID (G6).
+ */
 export interface GuidFailed {
   readonly type: "guid.failed";
   readonly data: { readonly reason: "not-sent" | "not-found" | "recovered"; readonly at: number };
@@ -49,6 +89,7 @@ export interface GuidPurged {
 /** Every fact recorded about a GUID. Names are namespaced `guid.*` strings. */
 export type GuidEvent = GuidReceived | GuidSent | GuidDone | GuidUnknown | GuidFailed | GuidPurged;
 
+/** The `type` of a {@link GuidEvent}; all but `guid.purged` (never stored) may appear in a GUID's stream. */
 export type GuidEventType = GuidEvent["type"];
 
 /**

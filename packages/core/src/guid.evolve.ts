@@ -4,7 +4,8 @@ import type { LedgerEntry } from "./guid.types.ts";
 
 /**
  * Folds one event into a ledger entry. Pure. `evolveGuid(null, received)` creates the entry;
- * every other event needs the entry it applies to. The `ledger` row is, by definition, the
+ * every other event needs the entry it applies to, and both mistakes throw. Each event adds 1
+ * to `version` and sets `updatedAt` to its `at`. The `ledger` row is, by definition, the
  * fold of the GUID's stream. The `code` column follows the state: `E903` while RECEIVED or
  * SENT, the core's code when DONE, `E901` when UNKNOWN, `E902` when FAILED.
  */
@@ -42,7 +43,7 @@ export function evolveGuid(entry: LedgerEntry | null, event: GuidEvent): LedgerE
   }
 }
 
-/** The fold of a whole stream; `null` for an empty one. */
+/** The fold of a whole stream, in version order; `null` for an empty one. Throws as {@link evolveGuid} does. */
 export function foldGuid(events: readonly GuidEvent[]): LedgerEntry | null {
   let entry: LedgerEntry | null = null;
   for (const event of events) entry = evolveGuid(entry, event);

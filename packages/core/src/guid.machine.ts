@@ -9,7 +9,11 @@ import type { LedgerEntry } from "./guid.types.ts";
  * Why the machine refused a command. Refusals are data (the machine stays where it was and no
  * event is emitted). For a channel repeat (`guid.repeat`) the refusal is the answer:
  * `replay` → the stored response, `in-progress` → E903, `outcome-unknown` → E901,
- * `attempts-exhausted` → E902, `payload-mismatch` → E422.
+ * `attempts-exhausted` → E902, `payload-mismatch` → E422. The others refuse a move of the
+ * relay or an operator: `not-received` (send), `not-in-flight` (record, recover),
+ * `stale-attempt` (a record for an earlier attempt), `too-young` (resolve, recover, purge
+ * before their age), `not-unknown` (resolve), `not-failed` (reprocess), `not-done` (purge),
+ * `retention-too-short` (purge, SPEC G7), and `unhandled` (no transition took the command).
  */
 export type GuidRefusal =
   | "payload-mismatch"

@@ -32,6 +32,7 @@ export interface LedgerEntry {
   /** How many times the request was handed to the core (sent, or attempted and certainly not sent). */
   readonly attempts: number;
   readonly createdAt: number;
+  /** Time of the last event: every age rule (inquiry min age, recovery, retention) measures from it. */
   readonly updatedAt: number;
   /** Version of the GUID's event stream: the number of events applied. */
   readonly version: number;

@@ -1,8 +1,10 @@
 import type { FinishOutcome } from "./job.types.ts";
 
 /**
- * Commands are what a caller asks of a job; the machine accepts or refuses them. Every command
- * carries `now`, because time is an input.
+ * Claim a job for `owner` for `leaseMs` (SPEC J3). Accepted for a pending job with
+ * `availableAt <= now`, or a leased one whose lease expired (`now >= leaseUntil`); the token
+ * goes up by exactly 1. Refused as `not-due`, `lease-held` or `not-claimable` (done, dead).
+ * Like every command, it carries `now`, because time is an input.
  */
 export interface ClaimCommand {
   readonly type: "job.claim";
@@ -10,6 +12,11 @@ export interface ClaimCommand {
   readonly leaseMs: number;
   readonly now: number;
 }
+/**
+ * Report the outcome of the attempt that holds `token` (SPEC J4). Accepted only while the job
+ * is leased and `token` is its current token, even after the lease expired as long as nobody
+ * claimed it since; otherwise refused (`stale-token`, `not-leased`) and nothing changes.
+ */
 export interface FinishCommand {
   readonly type: "job.finish";
   readonly token: number;
@@ -18,19 +25,33 @@ export interface FinishCommand {
   readonly retryDelayMs: number;
   readonly now: number;
 }
+/**
+ * Extend the lease held with `token` to `now + leaseMs`. Accepted only for the current token
+ * while the lease is still held (`now < leaseUntil`): a lease that expired may already belong
+ * to the next claimer, so it is refused as `lease-expired` rather than revived. Another token
+ * is refused as `stale-token`, a job that is not leased as `not-leased`.
+ */
 export interface HeartbeatCommand {
   readonly type: "job.heartbeat";
   readonly token: number;
   readonly leaseMs: number;
   readonly now: number;
 }
+/**
+ * Put a dead job back to pending (SPEC J6). Accepted only for a dead job (`not-dead`
+ * otherwise), with a `note` that is a ticket id (`invalid-note`) and a `deadline` later than
+ * `now` (`invalid-deadline`). Attempts go back to 0; the token does not.
+ */
 export interface RedriveCommand {
   readonly type: "job.redrive";
+  /** The operator's ticket id; see `REDRIVE_NOTE_PATTERN`. */
   readonly note: string;
+  /** The new absolute deadline (ms) for the redriven work. */
   readonly deadline: number;
   readonly now: number;
 }
 
+/** Everything a caller may ask of a job; each is decided by `jobMachine` through a `JobDecider`. */
 export type JobCommand = ClaimCommand | FinishCommand | HeartbeatCommand | RedriveCommand;
 
 /** Typed creators: the only place command type strings are spelled. */

@@ -4,7 +4,11 @@ import type { JobEvent } from "./job.events.ts";
 import { jobMachine, type JobMachine, type JobRefusal } from "./job.machine.ts";
 import type { Job } from "./job.types.ts";
 
-/** What the machine decided for one command: the events to append, or a refusal. */
+/**
+ * What the machine decided for one command: either the events to append, in order, with `job`
+ * the fold of those events onto the job decided on (what the projection must hold after the
+ * append); or a refusal, with nothing to write.
+ */
 export type JobDecision =
   | { readonly accepted: true; readonly job: Job; readonly events: readonly JobEvent[] }
   | { readonly accepted: false; readonly refusal: JobRefusal };
@@ -18,7 +22,9 @@ export type JobDecider = (job: Job, command: JobCommand) => JobDecision;
  * It calls the machine's own pure `transition` with one reused inert actor scope: XState's
  * top-level `transition()` builds a throw-away actor per call, which costs about four times as
  * much, and assign-only machines need nothing from the scope. The snapshot is rebuilt from the
- * job with `resolveState`, so the machine, not the caller, holds every rule.
+ * job with `resolveState`, so the machine, not the caller, holds every rule. It throws when
+ * the machine's state and the fold of its events disagree: a broken variant fails loudly
+ * instead of writing a projection its own events contradict.
  */
 export function createJobDecider(machine: JobMachine = jobMachine): JobDecider {
   const scope = createInertScope(machine, placeholderJob);
@@ -54,5 +60,12 @@ const placeholderJob: Job = {
   version: 1,
 };
 
-/** The decider over the real job machine. */
+/**
+ * The decider over the real job machine, which the job queue uses unless a test passes a variant.
+ *
+ * @example
+ * const decision = decideJob(job, jobCommands.claim({ owner: "worker-1", leaseMs: 30_000, now }));
+ * if (decision.accepted) append(decision.events); // and store decision.job as the projection
+ * else console.log(decision.refusal); // e.g. "not-due": nothing is written
+ */
 export const decideJob: JobDecider = createJobDecider();

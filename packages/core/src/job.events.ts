@@ -4,42 +4,87 @@ import type { DeadReason } from "./job.types.ts";
 /** The stream type under which job events are stored. */
 export const JOB_STREAM = "job";
 
+/**
+ * A new job (SPEC J2). Written by the queue's enqueue, not decided by the machine: it is the
+ * stream's first event (version 1), and `evolveJob(null, enqueued)` creates the job from it.
+ * An enqueue of an existing id writes nothing. `id` and `payload` are never changed by any
+ * later event (SPEC J1).
+ */
 export interface JobEnqueued {
   readonly type: "job.enqueued";
   readonly data: {
     readonly id: string;
     readonly payload: JsonValue;
     readonly maxAttempts: number;
+    /** Absolute time (ms) at or after which no retry is scheduled. */
     readonly deadline: number;
+    /** The first time the job may be claimed. */
     readonly availableAt: number;
     readonly orderingKey: string | null;
     readonly at: number;
   };
 }
+/**
+ * A claim (SPEC J3): pending and due → leased, or leased with an expired lease → leased again,
+ * right after a {@link JobLeaseExpired} in the same decision. It counts one attempt.
+ */
 export interface JobClaimed {
   readonly type: "job.claimed";
-  readonly data: { readonly token: number; readonly owner: string; readonly leaseUntil: number; readonly at: number };
+  readonly data: {
+    /** The new fencing token: the job's previous token plus exactly 1. */
+    readonly token: number;
+    readonly owner: string;
+    /** `at + leaseMs`: the first instant at which the lease is expired. */
+    readonly leaseUntil: number;
+    readonly at: number;
+  };
 }
+/**
+ * A lease taken away from its holder: written only by a claim at or after `leaseUntil`, just
+ * before that claim's {@link JobClaimed}, or before a {@link JobDied} (`exhausted`) when the
+ * lost attempt was the last of the budget. `token` and `owner` are those of the lost lease.
+ */
 export interface JobLeaseExpired {
   readonly type: "job.leaseExpired";
   readonly data: { readonly token: number; readonly owner: string | null; readonly at: number };
 }
+/**
+ * A heartbeat: the holder of the current token moved `leaseUntil` to `at + leaseMs` while its
+ * lease was still held. The state, token and attempts do not change.
+ */
 export interface JobLeaseExtended {
   readonly type: "job.leaseExtended";
   readonly data: { readonly token: number; readonly leaseUntil: number; readonly at: number };
 }
+/** A finish `ok` with the current token (SPEC J4): leased → done, for good. */
 export interface JobCompleted {
   readonly type: "job.completed";
   readonly data: { readonly token: number; readonly at: number };
 }
+/**
+ * A finish `retry` with the current token, with attempts left and the next run before the
+ * deadline (SPEC J4): leased → pending. `availableAt` is `at` plus the backoff delay.
+ */
 export interface JobRetryScheduled {
   readonly type: "job.retryScheduled";
   readonly data: { readonly token: number; readonly availableAt: number; readonly at: number };
 }
+/**
+ * Leased → dead (SPEC J1, J4): a finish `permanent` (`permanent`); a finish `retry` with the
+ * budget spent (`exhausted`, checked first) or with the next run at or past the deadline
+ * (`deadline`); or a claim over the expired lease of the last attempt (`exhausted`). `token`
+ * is the job's current token.
+ */
 export interface JobDied {
   readonly type: "job.died";
   readonly data: { readonly token: number; readonly reason: DeadReason; readonly at: number };
 }
+/**
+ * An operator's redrive of a dead job (SPEC J6): dead → pending, due at once, attempts 0, the
+ * new `deadline`. The token is not reset: `previousToken` is the token the job keeps, so a
+ * late finish of the old work stays stale. `note` is a ticket id (see `REDRIVE_NOTE_PATTERN`).
+ * The store writes its `redrives` audit row in the same transaction.
+ */
 export interface JobRedriven {
   readonly type: "job.redriven";
   readonly data: { readonly previousToken: number; readonly note: string; readonly deadline: number; readonly at: number };
@@ -49,6 +94,7 @@ export interface JobRedriven {
 export type JobEvent =
   JobEnqueued | JobClaimed | JobLeaseExpired | JobLeaseExtended | JobCompleted | JobRetryScheduled | JobDied | JobRedriven;
 
+/** The `type` of a {@link JobEvent}: what the `type` column of a job's stored event may hold. */
 export type JobEventType = JobEvent["type"];
 
 /** Typed creators: the only place event type strings are spelled. */

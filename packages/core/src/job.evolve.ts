@@ -3,8 +3,9 @@ import type { Job } from "./job.types.ts";
 
 /**
  * Folds one event into a job. Pure. `evolveJob(null, enqueued)` creates the job; every other
- * event needs the job it applies to. The projection is, by definition, the fold of the stream:
- * `events.reduce(evolveJob, null)`.
+ * event needs the job it applies to, and both mistakes throw (such a stream is corrupt). Each
+ * event adds 1 to `version` and sets `updatedAt` to its `at`. The projection is, by definition,
+ * the fold of the stream: `events.reduce(evolveJob, null)`.
  */
 export function evolveJob(job: Job | null, event: JobEvent): Job {
   if (event.type === "job.enqueued") {
@@ -65,7 +66,7 @@ export function evolveJob(job: Job | null, event: JobEvent): Job {
   }
 }
 
-/** The fold of a whole stream; `null` for an empty one. */
+/** The fold of a whole stream, in version order; `null` for an empty one. Throws as {@link evolveJob} does. */
 export function foldJob(events: readonly JobEvent[]): Job | null {
   let job: Job | null = null;
   for (const event of events) job = evolveJob(job, event);

@@ -15,7 +15,12 @@ function fail(code: VerqErrorCode, message: string): never {
   throw new VerqError(code, message);
 }
 
-/** A job id, owner or ordering key: 1–256 printable characters. */
+/**
+ * Returns `value` when it is a job id, owner or ordering key: a string of 1 to
+ * {@link MAX_IDENTIFIER_LENGTH} characters, no control character or lone surrogate (an id goes into
+ * logs and alerts, SPEC J7). Otherwise throws a {@link VerqError} with `code`
+ * (`VERQ_INVALID_ID` unless told), naming `what` and never the value.
+ */
 export function checkIdentifier(value: unknown, what: string, code: VerqErrorCode = "VERQ_INVALID_ID"): string {
   if (typeof value !== "string" || value.length === 0 || value.length > MAX_IDENTIFIER_LENGTH || !PRINTABLE.test(value)) {
     fail(code, `${what} must be 1 to ${MAX_IDENTIFIER_LENGTH} printable characters`);
@@ -23,7 +28,10 @@ export function checkIdentifier(value: unknown, what: string, code: VerqErrorCod
   return value;
 }
 
-/** A lease length: a whole number of milliseconds, at least 1, at most {@link MAX_LEASE_MS}. */
+/**
+ * Returns `value` when it is a lease length: a whole number of ms from 1 to {@link MAX_LEASE_MS};
+ * otherwise throws `VERQ_INVALID_LEASE`.
+ */
 export function checkLeaseMs(value: unknown): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0 || value > MAX_LEASE_MS) {
     fail("VERQ_INVALID_LEASE", `the lease must be a whole number of milliseconds from 1 to ${MAX_LEASE_MS}`);
@@ -31,7 +39,10 @@ export function checkLeaseMs(value: unknown): number {
   return value;
 }
 
-/** A fencing token as a caller presents it: a whole number, at least 1. */
+/**
+ * Returns `value` when it is a fencing token as a caller presents it: a whole number of at least 1;
+ * otherwise throws `VERQ_INVALID_ARGUMENT`.
+ */
 export function checkToken(value: unknown): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
     fail("VERQ_INVALID_ARGUMENT", "a token is a whole number of at least 1, as returned by claim");
@@ -39,7 +50,10 @@ export function checkToken(value: unknown): number {
   return value;
 }
 
-/** An attempt budget: a whole number from 1 to {@link MAX_ATTEMPTS_LIMIT}. */
+/**
+ * Returns `value` when it is an attempt budget: a whole number from 1 to
+ * {@link MAX_ATTEMPTS_LIMIT}; otherwise throws `VERQ_INVALID_ARGUMENT`.
+ */
 export function checkMaxAttempts(value: unknown): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1 || value > MAX_ATTEMPTS_LIMIT) {
     fail("VERQ_INVALID_ARGUMENT", `maxAttempts must be a whole number from 1 to ${MAX_ATTEMPTS_LIMIT}`);
@@ -47,7 +61,10 @@ export function checkMaxAttempts(value: unknown): number {
   return value;
 }
 
-/** An absolute time in ms since the epoch, strictly after `now`. */
+/**
+ * Returns `value` when it is a whole number of ms since the epoch strictly after `now` (a
+ * deadline); otherwise throws `VERQ_INVALID_DEADLINE`.
+ */
 export function checkFutureTime(value: unknown, now: number, what: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= now) {
     fail("VERQ_INVALID_DEADLINE", `${what} must be a whole number of ms since the epoch, later than now`);
@@ -55,7 +72,7 @@ export function checkFutureTime(value: unknown, now: number, what: string): numb
   return value;
 }
 
-/** An absolute time in ms since the epoch (any whole, non-negative number). */
+/** Returns `value` when it is a whole, non-negative number of ms since the epoch; otherwise throws `VERQ_INVALID_ARGUMENT`. */
 export function checkTime(value: unknown, what: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
     fail("VERQ_INVALID_ARGUMENT", `${what} must be a whole number of ms since the epoch`);
@@ -65,7 +82,7 @@ export function checkTime(value: unknown, what: string): number {
 
 const OUTCOMES: readonly FinishOutcome[] = ["ok", "retry", "permanent"];
 
-/** One of `ok`, `retry`, `permanent`. */
+/** Returns `value` when it is a {@link FinishOutcome} (`ok`, `retry`, `permanent`); otherwise throws `VERQ_INVALID_ARGUMENT`. */
 export function checkOutcome(value: unknown): FinishOutcome {
   if (typeof value !== "string" || !(OUTCOMES as readonly string[]).includes(value)) {
     fail("VERQ_INVALID_ARGUMENT", "the outcome must be one of ok, retry, permanent");

@@ -7,7 +7,12 @@ import type { DeadReason, Job } from "./job.types.ts";
 
 /**
  * Why the machine refused a command. Refusals are data (the machine stays where it was and no
- * event is emitted); the store turns them into a `false` or a coded error.
+ * event is emitted); the store turns them into a `false` or a coded error:
+ * - claim: `not-due` (pending, `availableAt > now`), `lease-held` (leased, `now < leaseUntil`),
+ *   `not-claimable` (done or dead);
+ * - finish and heartbeat: `stale-token` (not the current token), `not-leased`, and for a
+ *   heartbeat `lease-expired` (`now >= leaseUntil`);
+ * - redrive: `not-dead`, `invalid-note` (not a ticket id), `invalid-deadline` (not after `now`).
  */
 export type JobRefusal =
   | "not-due"

@@ -17,20 +17,30 @@ export interface Job {
   readonly id: string;
   readonly payload: JsonValue;
   readonly state: JobState;
+  /** The fencing token of the current or last claim; 0 until the first claim. */
   readonly token: number;
+  /** Claims since the enqueue or the last redrive (a redrive resets it to 0, never the token). */
   readonly attempts: number;
+  /** The attempt budget: once `attempts` reaches it, a retry or an expired lease makes the job `dead(exhausted)`. */
   readonly maxAttempts: number;
   /** Absolute time (ms) at or after which no retry is scheduled. */
   readonly deadline: number;
+  /** A pending job may be claimed once `availableAt <= now`: set by the enqueue, a retry's backoff, or a redrive. */
   readonly availableAt: number;
+  /** The worker holding the lease; set only while `leased`. */
   readonly owner: string | null;
+  /** The lease is held while `now < leaseUntil` and expired from `leaseUntil` on (SPEC J3); set only while `leased`. */
   readonly leaseUntil: number | null;
+  /** Why the job is dead; set exactly when `state` is `dead` (SPEC J1). */
   readonly reason: DeadReason | null;
+  /** When the job last went dead; set exactly when `state` is `dead`. */
   readonly deadSince: number | null;
   /** Jobs sharing a key run one at a time in enqueue order; a dead head blocks its group only. */
   readonly orderingKey: string | null;
+  /** How many times a claim took the job over from a worker whose lease had expired, over the job's whole life. */
   readonly leaseExpiries: number;
   readonly enqueuedAt: number;
+  /** Time of the last event applied. */
   readonly updatedAt: number;
   /** Version of the job's event stream: the number of events applied. */
   readonly version: number;

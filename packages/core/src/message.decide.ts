@@ -4,7 +4,11 @@ import type { MessageEvent } from "./message.events.ts";
 import { messageMachine, type MessageMachine, type MessageRefusal } from "./message.machine.ts";
 import { newMessage, type Message } from "./message.types.ts";
 
-/** What the machine decided for one or more commands: the events to append, or a refusal. */
+/**
+ * What the machine decided for one or more commands: either the events to append, in order,
+ * with `message` their fold onto the message decided on; or the first refusal, with
+ * `command` the type of the command refused, and nothing to write.
+ */
 export type MessageDecision =
   | { readonly accepted: true; readonly message: Message; readonly events: readonly MessageEvent[] }
   | { readonly accepted: false; readonly refusal: MessageRefusal; readonly command: MessageCommand["type"] };
@@ -45,5 +49,16 @@ export function createMessageDecider(machine: MessageMachine = messageMachine): 
   };
 }
 
-/** The decider over the real message machine. */
+/**
+ * The decider over the real message machine, which the file ledger uses unless a test passes
+ * a variant.
+ *
+ * @example
+ * // A file found back in the inbox after error/: record the move it had not seen, then the claim.
+ * const decision = decideMessage(
+ *   message,
+ *   messageCommands.replay({ file, by: "observed", now }),
+ *   messageCommands.claim({ claimId, owner, file, recovered: false, now }),
+ * ); // both events, or the first refusal and none
+ */
 export const decideMessage: MessageDecider = createMessageDecider();

@@ -4,6 +4,8 @@ import { newMessage, type Message } from "./message.types.ts";
 /**
  * Folds one event into a message. Pure. A stream starts from {@link newMessage} (version 0),
  * so the projection is, by definition, `events.reduce(evolveMessage, newMessage(id, file, at))`.
+ * Each event adds 1 to `version` and sets `updatedAt` to its `at`; it does not check that the
+ * move is allowed (that is the machine's job, before the event exists).
  */
 export function evolveMessage(message: Message, event: MessageEvent): Message {
   const base = { ...message, updatedAt: event.data.at, version: message.version + 1 };
@@ -36,7 +38,10 @@ export function evolveMessage(message: Message, event: MessageEvent): Message {
   }
 }
 
-/** The fold of a whole stream, from a new message with `id` created at the first event's time. */
+/**
+ * The fold of a whole stream, in version order, from {@link newMessage} with `id`, created at
+ * the first event's time; `null` for an empty stream.
+ */
 export function foldMessage(id: string, events: readonly MessageEvent[]): Message | null {
   const first = events[0];
   if (first === undefined) return null;

@@ -6,7 +6,11 @@ import { MESSAGE_ERROR_REASONS, type Message } from "./message.types.ts";
 
 /**
  * Why the machine refused a command. Refusals are data (the machine stays where it was and no
- * event is emitted); the store turns them into a coded error or a `false`.
+ * event is emitted); the store turns them into a coded error or a `false`: a claim of a
+ * message `in-processing`, `already-done` or `in-error` (only a replay brings it back); a record
+ * or reject of a message that is `not-processing`, or with a `stale-claim` (not its current
+ * claim id), or with an `unknown-reason`; a replay of a message `not-in-error`; `unhandled`
+ * when no transition took the command.
  */
 export type MessageRefusal =
   | "in-processing"

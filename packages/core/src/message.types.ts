@@ -34,7 +34,12 @@ export const MESSAGE_ERROR_REASONS: readonly MessageErrorReason[] = [
 /** The class of an error reason: what it takes to get the message through (SPEC F5). */
 export type MessageErrorKind = "format" | "business" | "processing";
 
-/** Format errors need a fix at the source; business errors can be completed and replayed. */
+/**
+ * The class of `reason` (SPEC F5): `format` (`parse`, `too-large`) needs a fix at the source;
+ * `business` (`missing-field`, `invalid-field`) can be completed and replayed; `processing`
+ * (`handler`) may pass on a replay once the handler's cause is fixed. Total over
+ * {@link MessageErrorReason}.
+ */
 export function messageErrorKind(reason: MessageErrorReason): MessageErrorKind {
   switch (reason) {
     case "parse":
@@ -66,15 +71,20 @@ export interface Message {
   readonly claimId: string | null;
   /** Who holds or held the claim (`pid@host`). */
   readonly owner: string | null;
+  /** How many claims were recorded for it: one per trip through `processing/`. */
   readonly claims: number;
+  /** Why it is in `error/`; set exactly when `state` is `error`. */
   readonly reason: MessageErrorReason | null;
   /** A short description of the error, with field names and byte counts, never field values. */
   readonly detail: string | null;
   /** The idempotency key, once the message was valid. */
   readonly key: string | null;
+  /** How the message finished in `done/`; `null` until then. */
   readonly outcome: MessageOutcome | null;
+  /** How many times it came back from `error/` to the inbox. */
   readonly replays: number;
   readonly createdAt: number;
+  /** Time of the last event applied. */
   readonly updatedAt: number;
   /** Version of the stream: the number of events applied. */
   readonly version: number;

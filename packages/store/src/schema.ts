@@ -1,18 +1,32 @@
 import type { Generated } from "kysely";
 
-/** One row of the append-only event log. */
+/**
+ * One row of the append-only event log: no event is ever updated, and a job's events are never
+ * deleted (database triggers refuse both). UNIQUE(stream_type, stream_id, version) is the only
+ * arbiter of a race between two writers of one stream.
+ */
 export interface EventsTable {
+  /** Global order of the log, assigned by the database on insert. */
   position: Generated<number>;
+  /** The stream's kind, e.g. `job` or `guid` (the `*_STREAM` constants of `@verq/core`). */
   stream_type: string;
+  /** The stream's id within its kind: a job id, a GUID, a message id. */
   stream_id: string;
+  /** The event's place in its stream, from 1, without gaps. */
   version: number;
+  /** The namespaced event type (`job.claimed`, …). */
   type: string;
   /** The event's data as JSON text. */
   data: string;
+  /** The event's `at`: the time of the decision, in ms since the epoch. */
   at_ms: number;
 }
 
-/** The `jobs` projection: one row per job, the fold of its stream. */
+/**
+ * The `jobs` projection: one row per job, the fold of its stream, written in the same
+ * transaction as the events. Columns mirror `Job` in `@verq/core`; checks hold `reason` set
+ * exactly when `state` is `dead`, and `lease_until` exactly when `leased` (SPEC J1).
+ */
 export interface JobsTable {
   id: string;
   payload: string;
@@ -37,10 +51,13 @@ export interface JobsTable {
 
 /** The `redrives` projection: the audit trail of SPEC J6, one row per `job.redriven` event. */
 export interface RedrivesTable {
+  /** The position of the `job.redriven` event this row records. */
   position: number;
   job_id: string;
+  /** The job's token at the redrive; the job keeps it, so an old attempt's finish stays stale. */
   previous_token: number;
   at_ms: number;
+  /** The operator's ticket id (SPEC J6): never free text. */
   note: string;
 }
 
@@ -57,7 +74,11 @@ export interface ReceiptsTable {
   at_ms: number;
 }
 
-/** The whole database as Kysely sees it. */
+/**
+ * The tables every store has, as Kysely sees them: the event log, the job projections, the
+ * counters and the receipts. The relay's `ledger` and the file queue's tables (`processed`,
+ * …) are not listed here; their SQL reaches them through typed views of the same database.
+ */
 export interface VerqDatabase {
   events: EventsTable;
   jobs: JobsTable;

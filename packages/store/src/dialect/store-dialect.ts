@@ -7,6 +7,7 @@ import type { VerqDatabase } from "../schema.ts";
  * and (later) PostgreSQL each implement it; services never see dialect-specific SQL.
  */
 export interface StoreDialect {
+  /** Which engine this is; migrations read it where DDL differs (`bigserial` keys on PostgreSQL). */
   readonly name: "sqlite" | "postgres";
   /** Installs the triggers that make UPDATE of an event, and DELETE of a job's event, fail. */
   createAppendOnlyGuards(db: Kysely<VerqDatabase>): Promise<void>;

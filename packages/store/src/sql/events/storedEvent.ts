@@ -1,11 +1,18 @@
-/** An event as stored: its global position, its stream version, type, data and time. */
+/**
+ * An event as read back from the log, never changed once written. `Data` is not checked on
+ * read: narrow it by `streamType` and `type` (e.g. to a `JobEvent`'s data) before trusting it.
+ */
 export interface StoredEvent<Data = unknown> {
+  /** Global order of the log, assigned on insert; within a stream it follows `version`. */
   readonly position: number;
   readonly streamType: string;
   readonly streamId: string;
+  /** Place in its stream, from 1, without gaps. */
   readonly version: number;
   readonly type: string;
+  /** The event's data, parsed from its JSON text. */
   readonly data: Data;
+  /** The time the event was decided, in ms since the epoch. */
   readonly at: number;
 }
 

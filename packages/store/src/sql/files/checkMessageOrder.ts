@@ -1,14 +1,23 @@
 import { sql, type Kysely } from "kysely";
 import type { VerqDatabase } from "../../schema.ts";
 
-/** One problem in a group's sequence: a sequence number stored twice or more, or one missing. */
+/**
+ * One problem in a group's sequence (SPEC F6), found from the stored `seq` values, never from
+ * processing times: a sequence number stored twice or more (by messages with different keys),
+ * or one missing between the start and the highest stored.
+ */
 export interface OrderProblem {
+  /** The group (`order_no`). */
   readonly group: string;
   readonly kind: "duplicate" | "missing";
+  /** The sequence number (`seq`) stored twice, or missing. */
   readonly sequence: number;
 }
 
-/** The problems found, at most `limit` of them, and whether more were left out. */
+/**
+ * The result of an order check: at most `limit` problems, ordered by group then sequence, and
+ * whether more were left out. No problems means `OK` (SPEC F6).
+ */
 export interface OrderCheck {
   readonly problems: readonly OrderProblem[];
   readonly truncated: boolean;

@@ -1,12 +1,21 @@
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../../schema.ts";
 
-/** The `processed` table (migration 002): one row per recorded message; `msg_id` is the PRIMARY KEY. */
+/**
+ * The `processed` table (migration 002, SPEC F3): one row per recorded message, inserted in the
+ * same transaction as the business work and the `message.recorded` event. `msg_id` is the
+ * PRIMARY KEY, so the database, not an application check, stops a duplicate. The columns carry
+ * the course's names; under another profile they hold the fields with those roles.
+ */
 export interface ProcessedTable {
+  /** The idempotency key. */
   msg_id: string;
+  /** The ordering group. */
   order_no: string;
+  /** The sequence number within the group, as the message carried it. */
   seq: number;
   amount: number | null;
+  /** When the row was inserted, in ms since the epoch. */
   processed_at: number;
   /** The message's file name in `done/`. */
   file: string;

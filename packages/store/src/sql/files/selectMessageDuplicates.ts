@@ -2,10 +2,16 @@ import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../../schema.ts";
 import { messageDb } from "./messageTables.ts";
 
-/** One message stopped by the `processed` primary key. */
+/**
+ * One message stopped by the `processed` primary key (SPEC F3): its key was recorded by an
+ * earlier message, so it went to `done/` with no row and no business work. One per message.
+ */
 export interface MessageDuplicate {
+  /** The idempotency key (`msg_id`) that was already in `processed`. */
   readonly key: string;
+  /** The duplicate's file name in `done/`. */
   readonly file: string;
+  /** The duplicate's message stream (not the one that recorded the key). */
   readonly messageId: string;
   readonly at: number;
 }

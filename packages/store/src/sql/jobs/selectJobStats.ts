@@ -5,20 +5,24 @@ import { readCounter } from "../counters.ts";
 
 /** Dead-letter and lease figures for operators (SPEC J7). Identifiers only, never payloads. */
 export interface JobStats {
+  /** Jobs in the `jobs` projection, in every state. */
   readonly total: number;
+  /** Jobs per state; every state is present, 0 when none is in it. */
   readonly byState: Readonly<Record<JobState, number>>;
   readonly dead: {
     readonly count: number;
     /** Per reason: how many dead jobs, and their share of all dead jobs (0 when none is dead). */
     readonly byReason: Readonly<Record<DeadReason, { readonly count: number; readonly ratio: number }>>;
+    /** The job dead the longest (smallest `deadSince`, then id), or `null` when none is dead. */
     readonly oldest: { readonly id: string; readonly deadSince: number } | null;
   };
+  /** The most recent redrive in the audit trail (SPEC J6), or `null` when there was none. */
   readonly lastRedrive: {
     readonly jobId: string;
     readonly at: number;
     readonly note: string;
     readonly previousToken: number;
-    /** The redriven job's state now: the result of the redrive so far. */
+    /** The redriven job's state now: the result of the redrive so far (`null` if the job row is gone). */
     readonly resultState: JobState | null;
   } | null;
   /** Claims that took a job over from a worker whose lease had expired (not handler failures). */
