@@ -1,12 +1,12 @@
-import { assign } from "xstate";
 import {
   createGuidDecider,
+  decideGuid,
   evolveGuid,
   guidEvents,
   guidMachine,
   type GuidCommand,
+  type GuidDecider,
   type GuidEvent,
-  type GuidMachineContext,
   type GuidRefusal,
   type LedgerEntry,
 } from "@verq/core";
@@ -15,24 +15,23 @@ import { claimGuid, selectGuidEntry, type GuidClaimer } from "@verq/store/intern
 import type { RelayVariant } from "./relay-world.ts";
 
 /**
- * A guid machine whose `refuse` action accepts instead, for the commands `accept` picks: it
- * emits the event the broken code would record. Everything else is the real machine.
+ * A ledger that decides some commands outside the guid machine: where the machine refuses a
+ * command that `accept` picks, it records the event the broken code would record, and the entry
+ * it folds to. Everything else is decided by the real machine. (A variant of the machine itself
+ * could not move the entry to another state from its `refuse` action, and the decider's fold
+ * check would stop it before the property does.)
  */
-function machineAccepting(accept: (entry: LedgerEntry, command: GuidCommand, refusal: GuidRefusal) => GuidEvent | null) {
-  return createGuidDecider(
-    guidMachine.provide({
-      actions: {
-        refuse: assign(({ context, event }, params: { refusal: GuidRefusal }) => {
-          const instead = accept(context.entry, event, params.refusal);
-          if (instead === null) return { refusal: params.refusal };
-          return {
-            entry: evolveGuid(context.entry, instead),
-            emitted: [...context.emitted, instead],
-          } satisfies Partial<GuidMachineContext>;
-        }),
-      },
-    }),
-  );
+function machineAccepting(
+  accept: (entry: LedgerEntry, command: GuidCommand, refusal: GuidRefusal) => GuidEvent | null,
+): GuidDecider {
+  return (entry, ...commands) => {
+    const real = decideGuid(entry, ...commands);
+    const [command] = commands;
+    if (real.accepted || command === undefined || commands.length !== 1) return real;
+    const instead = accept(entry, command, real.refusal);
+    if (instead === null) return real;
+    return { accepted: true, after: evolveGuid(entry, instead), events: [instead] };
+  };
 }
 
 /**

@@ -1,38 +1,25 @@
+import { createMachineDecider, type Decider, type Decision } from "./decider.ts";
 import type { GuidCommand } from "./guid.commands.ts";
-import { createInertScope } from "./machine-scope.ts";
 import type { GuidEvent } from "./guid.events.ts";
 import { guidMachine, type GuidMachine, type GuidRefusal } from "./guid.machine.ts";
 import type { LedgerEntry } from "./guid.types.ts";
 
 /**
- * What the machine decided for one command: either the events to record, in order, with
- * `entry` the fold of those events onto the entry decided on; or a refusal, with nothing to
- * write (for a channel repeat, the refusal is the answer: see {@link GuidRefusal}).
+ * What the guid machine decided: the events and the entry they fold to, or a refusal (for a
+ * channel repeat, the refusal is the answer: see {@link GuidRefusal}). See {@link Decision}.
  */
-export type GuidDecision =
-  | { readonly accepted: true; readonly entry: LedgerEntry; readonly events: readonly GuidEvent[] }
-  | { readonly accepted: false; readonly refusal: GuidRefusal };
+export type GuidDecision = Decision<LedgerEntry, GuidEvent, GuidRefusal, GuidCommand["type"]>;
 
-/** Decides one command against one ledger entry. Pure: no I/O, no clock, no randomness. */
-export type GuidDecider = (entry: LedgerEntry, command: GuidCommand) => GuidDecision;
+/** Decides commands against one ledger entry through the guid machine (see {@link Decider}). */
+export type GuidDecider = Decider<LedgerEntry, GuidCommand, GuidEvent, GuidRefusal>;
 
 /**
  * Builds a decider over `machine` (the real {@link guidMachine} unless a test passes a variant
- * made with `guidMachine.provide(...)`).
- *
- * Like the job decider, it calls the machine's own pure `transition` with one reused inert
- * actor scope, and rebuilds the snapshot from the entry with `resolveState`, so the machine,
- * not the caller, holds every rule. The entry returned is the fold of the emitted events.
+ * made with `guidMachine.provide(...)`), on the one command path of {@link createMachineDecider},
+ * which also checks that the entry the events fold to is in the state the machine ended in.
  */
 export function createGuidDecider(machine: GuidMachine = guidMachine): GuidDecider {
-  const scope = createInertScope(machine, placeholderEntry);
-  return (entry, command) => {
-    const snapshot = machine.resolveState({ value: entry.state, context: { entry, emitted: [], refusal: null } });
-    const next = machine.transition(snapshot, command, scope);
-    if (next.context.refusal !== null) return { accepted: false, refusal: next.context.refusal };
-    if (next === snapshot || next.context.emitted.length === 0) return { accepted: false, refusal: "unhandled" };
-    return { accepted: true, entry: next.context.entry, events: next.context.emitted };
-  };
+  return createMachineDecider({ machine, field: "entry", placeholder: placeholderEntry }, "unhandled");
 }
 
 const placeholderEntry: LedgerEntry = {

@@ -11,6 +11,7 @@ export {
   type VerqErrorCode,
 } from "./errors.ts";
 export { canonicalJson, type JsonValue } from "./json.ts";
+export { createMachineDecider, type Decider, type Decision, type DecidingContext, type MachineBinding } from "./decider.ts";
 export {
   jobCommands,
   type ClaimCommand,

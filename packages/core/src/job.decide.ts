@@ -1,43 +1,21 @@
+import { createMachineDecider, type Decider, type Decision } from "./decider.ts";
 import type { JobCommand } from "./job.commands.ts";
-import { createInertScope } from "./machine-scope.ts";
 import type { JobEvent } from "./job.events.ts";
 import { jobMachine, type JobMachine, type JobRefusal } from "./job.machine.ts";
 import type { Job } from "./job.types.ts";
 
-/**
- * What the machine decided for one command: either the events to append, in order, with `job`
- * the fold of those events onto the job decided on (what the projection must hold after the
- * append); or a refusal, with nothing to write.
- */
-export type JobDecision =
-  | { readonly accepted: true; readonly job: Job; readonly events: readonly JobEvent[] }
-  | { readonly accepted: false; readonly refusal: JobRefusal };
+/** What the job machine decided: the events and the job they fold to, or a refusal (see {@link Decision}). */
+export type JobDecision = Decision<Job, JobEvent, JobRefusal, JobCommand["type"]>;
 
-/** Decides one command against one job. Pure: no I/O, no clock, no randomness. */
-export type JobDecider = (job: Job, command: JobCommand) => JobDecision;
+/** Decides commands against one job through the job machine (see {@link Decider}). */
+export type JobDecider = Decider<Job, JobCommand, JobEvent, JobRefusal>;
 
 /**
- * Builds a decider over `machine` (the real {@link jobMachine} unless a test passes a variant).
- *
- * It calls the machine's own pure `transition` with one reused inert actor scope: XState's
- * top-level `transition()` builds a throw-away actor per call, which costs about four times as
- * much, and assign-only machines need nothing from the scope. The snapshot is rebuilt from the
- * job with `resolveState`, so the machine, not the caller, holds every rule. It throws when
- * the machine's state and the fold of its events disagree: a broken variant fails loudly
- * instead of writing a projection its own events contradict.
+ * Builds a decider over `machine` (the real {@link jobMachine} unless a test passes a variant
+ * made with `jobMachine.provide(...)`), on the one command path of {@link createMachineDecider}.
  */
 export function createJobDecider(machine: JobMachine = jobMachine): JobDecider {
-  const scope = createInertScope(machine, placeholderJob);
-  return (job, command) => {
-    const snapshot = machine.resolveState({ value: job.state, context: { job, emitted: [], refusal: null } });
-    const next = machine.transition(snapshot, command, scope);
-    if (next.context.refusal !== null) return { accepted: false, refusal: next.context.refusal };
-    if (next === snapshot || next.context.emitted.length === 0) return { accepted: false, refusal: "not-claimable" };
-    if (next.value !== next.context.job.state) {
-      throw new Error(`job machine ended in ${String(next.value)} but its events fold to ${next.context.job.state}`);
-    }
-    return { accepted: true, job: next.context.job, events: next.context.emitted };
-  };
+  return createMachineDecider({ machine, field: "job", placeholder: placeholderJob }, "not-claimable");
 }
 
 const placeholderJob: Job = {
@@ -65,7 +43,7 @@ const placeholderJob: Job = {
  *
  * @example
  * const decision = decideJob(job, jobCommands.claim({ owner: "worker-1", leaseMs: 30_000, now }));
- * if (decision.accepted) append(decision.events); // and store decision.job as the projection
+ * if (decision.accepted) append(decision.events); // and store decision.after as the projection
  * else console.log(decision.refusal); // e.g. "not-due": nothing is written
  */
 export const decideJob: JobDecider = createJobDecider();

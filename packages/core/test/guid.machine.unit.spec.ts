@@ -1,10 +1,12 @@
-import { createActor } from "xstate";
+import { assign, createActor } from "xstate";
 import { describe, expect, it } from "vitest";
 import {
   GUID_STATES,
   createGuidDecider,
   decideGuid,
+  evolveGuid,
   foldGuid,
+  guidEvents,
   guidCommands,
   guidMachine,
   type GuidCommand,
@@ -15,9 +17,9 @@ import { ANSWER, FINGERPRINT, entryIn, historyIn } from "./guid-fixtures.ts";
 
 const accepted = (decision: GuidDecision): LedgerEntry => {
   if (!decision.accepted) throw new Error(`refused: ${decision.refusal}`);
-  return decision.entry;
+  return decision.after;
 };
-const refusal = (decision: GuidDecision) => (decision.accepted ? `accepted → ${decision.entry.state}` : decision.refusal);
+const refusal = (decision: GuidDecision) => (decision.accepted ? `accepted → ${decision.after.state}` : decision.refusal);
 const repeat = (entry: LedgerEntry, options: { fingerprint?: string; maxAttempts?: number; now?: number } = {}) =>
   decideGuid(
     entry,
@@ -178,8 +180,8 @@ describe("guidMachine as a definition", () => {
         acceptedCount++;
         expect(decision.events.length, where).toBeGreaterThan(0);
         // The entry the decider returns is the fold of the whole stream, and the machine agrees on the state.
-        expect(foldGuid([...history, ...decision.events]), where).toEqual(decision.entry);
-        expect(next.value, where).toBe(decision.entry.state);
+        expect(foldGuid([...history, ...decision.events]), where).toEqual(decision.after);
+        expect(next.value, where).toBe(decision.after.state);
       }
     }
     expect(acceptedCount).toBe(10);
@@ -191,6 +193,26 @@ describe("guidMachine as a definition", () => {
     const command = guidCommands.resolve({ answer: { kind: "not-found" }, minAgeMs: 500, now: 1_001 });
     expect(refusal(decideGuid(young, command))).toBe("too-young");
     expect(refusal(lenient(young, command))).toBe("accepted → FAILED");
+  });
+
+  it("the decider checks that the entry is the fold of its events: a variant that records a move without taking it throws", () => {
+    // The refuse action records a SENT event but the machine stays UNKNOWN: its own events
+    // contradict the state it ended in, and the decider refuses to hand that to the store.
+    const inconsistent = createGuidDecider(
+      guidMachine.provide({
+        actions: {
+          refuse: assign(({ context, event }) => {
+            if (event.type !== "guid.reprocess") return {};
+            const sent = guidEvents.sent({ attempt: context.entry.attempts + 1, by: "reprocess", at: event.now });
+            return { entry: evolveGuid(context.entry, sent), emitted: [...context.emitted, sent] };
+          }),
+        },
+      }),
+    );
+    const unknown = entryIn("UNKNOWN", { at: 1_000 });
+    const command = guidCommands.reprocess({ maxAttempts: 5, now: 5_000 });
+    expect(refusal(decideGuid(unknown, command))).toBe("not-failed");
+    expect(() => inconsistent(unknown, command)).toThrow("guid machine ended in UNKNOWN but its events fold to SENT");
   });
 
   it("exports a definition the visualizer can read", () => {

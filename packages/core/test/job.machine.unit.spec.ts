@@ -4,7 +4,7 @@ import { pendingJob } from "./job-fixtures.ts";
 
 function accepted(decision: JobDecision): Job {
   if (!decision.accepted) throw new Error(`refused: ${decision.refusal}`);
-  return decision.job;
+  return decision.after;
 }
 
 const claim = (job: Job, now: number, owner = "A", leaseMs = 100) => decideJob(job, jobCommands.claim({ owner, leaseMs, now }));
@@ -15,14 +15,14 @@ describe("jobMachine (pure decisions)", () => {
   it("J3: a pending job is claimable at availableAt, not one ms before", () => {
     const job = pendingJob({ at: 1_000 });
     const early = { ...job, availableAt: 2_000 };
-    expect(claim(early, 1_999)).toEqual({ accepted: false, refusal: "not-due" });
+    expect(claim(early, 1_999)).toEqual({ accepted: false, refusal: "not-due", command: "job.claim" });
     const leased = accepted(claim(early, 2_000));
     expect(leased).toMatchObject({ state: "leased", token: 1, attempts: 1, owner: "A", leaseUntil: 2_100 });
   });
 
   it("J3: a lease is held at leaseUntil - 1 and expired at leaseUntil (the boundary belongs to the next claimer)", () => {
     const leased = accepted(claim(pendingJob(), 1_000, "A", 100));
-    expect(claim(leased, 1_099, "B")).toEqual({ accepted: false, refusal: "lease-held" });
+    expect(claim(leased, 1_099, "B")).toEqual({ accepted: false, refusal: "lease-held", command: "job.claim" });
     const decision = claim(leased, 1_100, "B");
     const reclaimed = accepted(decision);
     expect(reclaimed).toMatchObject({ state: "leased", token: 2, attempts: 2, owner: "B", leaseExpiries: 1 });
@@ -89,11 +89,11 @@ describe("jobMachine (pure decisions)", () => {
   it("J4: a finish with a stale or future token, or on a job that is not leased, is refused", () => {
     const first = accepted(claim(pendingJob(), 1_000));
     const second = accepted(claim(first, 1_100, "B"));
-    expect(finish(second, 1, "ok", 1_150)).toEqual({ accepted: false, refusal: "stale-token" });
-    expect(finish(second, 3, "ok", 1_150)).toEqual({ accepted: false, refusal: "stale-token" });
-    expect(finish(pendingJob(), 0, "ok", 1_150)).toEqual({ accepted: false, refusal: "not-leased" });
+    expect(finish(second, 1, "ok", 1_150)).toEqual({ accepted: false, refusal: "stale-token", command: "job.finish" });
+    expect(finish(second, 3, "ok", 1_150)).toEqual({ accepted: false, refusal: "stale-token", command: "job.finish" });
+    expect(finish(pendingJob(), 0, "ok", 1_150)).toEqual({ accepted: false, refusal: "not-leased", command: "job.finish" });
     const done = accepted(finish(second, 2, "ok", 1_150));
-    expect(finish(done, 2, "ok", 1_160)).toEqual({ accepted: false, refusal: "not-leased" });
+    expect(finish(done, 2, "ok", 1_160)).toEqual({ accepted: false, refusal: "not-leased", command: "job.finish" });
   });
 
   it("J4: a finish after the lease expired but before anyone reclaimed is still the current token's", () => {
@@ -106,11 +106,15 @@ describe("jobMachine (pure decisions)", () => {
     const dead = accepted(finish(leased, 1, "permanent", 1_010));
     const redrive = (job: Job, note: string, deadline = 90_000) =>
       decideJob(job, jobCommands.redrive({ note, deadline, now: 2_000 }));
-    expect(redrive(pendingJob(), "OPS-1")).toEqual({ accepted: false, refusal: "not-dead" });
-    expect(redrive(leased, "OPS-1")).toEqual({ accepted: false, refusal: "not-dead" });
-    expect(redrive(accepted(finish(leased, 1, "ok", 1_010)), "OPS-1")).toEqual({ accepted: false, refusal: "not-dead" });
-    expect(redrive(dead, "fixed it")).toEqual({ accepted: false, refusal: "invalid-note" });
-    expect(redrive(dead, "OPS-1", 2_000)).toEqual({ accepted: false, refusal: "invalid-deadline" });
+    expect(redrive(pendingJob(), "OPS-1")).toEqual({ accepted: false, refusal: "not-dead", command: "job.redrive" });
+    expect(redrive(leased, "OPS-1")).toEqual({ accepted: false, refusal: "not-dead", command: "job.redrive" });
+    expect(redrive(accepted(finish(leased, 1, "ok", 1_010)), "OPS-1")).toEqual({
+      accepted: false,
+      refusal: "not-dead",
+      command: "job.redrive",
+    });
+    expect(redrive(dead, "fixed it")).toEqual({ accepted: false, refusal: "invalid-note", command: "job.redrive" });
+    expect(redrive(dead, "OPS-1", 2_000)).toEqual({ accepted: false, refusal: "invalid-deadline", command: "job.redrive" });
     const back = accepted(redrive(dead, "OPS-1"));
     expect(back).toMatchObject({ state: "pending", attempts: 0, token: 1, deadline: 90_000, reason: null, availableAt: 2_000 });
     expect(accepted(claim(back, 2_000)).token).toBe(2);
@@ -138,8 +142,8 @@ describe("jobMachine (pure decisions)", () => {
     const leased = accepted(claim(pendingJob(), 1_000, "A", 100));
     const hb = (token: number, now: number) => decideJob(leased, jobCommands.heartbeat({ token, leaseMs: 500, now }));
     expect(accepted(hb(1, 1_099)).leaseUntil).toBe(1_599);
-    expect(hb(2, 1_050)).toEqual({ accepted: false, refusal: "stale-token" });
-    expect(hb(1, 1_100)).toEqual({ accepted: false, refusal: "lease-expired" });
+    expect(hb(2, 1_050)).toEqual({ accepted: false, refusal: "stale-token", command: "job.heartbeat" });
+    expect(hb(1, 1_100)).toEqual({ accepted: false, refusal: "lease-expired", command: "job.heartbeat" });
   });
 
   it("the decided job always equals the fold of its stream", () => {

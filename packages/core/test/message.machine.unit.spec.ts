@@ -12,7 +12,7 @@ import {
 
 function accepted(decision: MessageDecision): Message {
   if (!decision.accepted) throw new Error(`refused: ${decision.refusal}`);
-  return decision.message;
+  return decision.after;
 }
 
 const fresh = () => newMessage("c1", "a.json", 1_000);
@@ -100,7 +100,7 @@ describe("messageMachine (pure decisions)", () => {
     const c = claim(newMessage("c1", "a.json", 1_001));
     const r = record(accepted(c));
     if (!c.accepted || !r.accepted) throw new Error("refused");
-    expect(foldMessage("c1", [...c.events, ...r.events])).toEqual(r.message);
+    expect(foldMessage("c1", [...c.events, ...r.events])).toEqual(r.after);
     expect(foldMessage("c1", [])).toBeNull();
   });
 

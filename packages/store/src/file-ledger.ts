@@ -218,8 +218,8 @@ export class FileLedger {
         );
       }
       const decision = this.#decideOrThrow(before, commands);
-      await commitMessageEvents(trx, this.#store.dialect, before, decision.message, decision.events);
-      return { kind, message: decision.message };
+      await commitMessageEvents(trx, this.#store.dialect, before, decision.after, decision.events);
+      return { kind, message: decision.after };
     });
   }
 
@@ -233,8 +233,8 @@ export class FileLedger {
       const open = await selectOpenMessageByFile(trx, file);
       if (open === null || open.state !== "error") return null;
       const decision = this.#decideOrThrow(open, [messageCommands.replay({ file, by: "command", now: this.#clock.now() })]);
-      await commitMessageEvents(trx, this.#store.dialect, open, decision.message, decision.events);
-      return decision.message;
+      await commitMessageEvents(trx, this.#store.dialect, open, decision.after, decision.events);
+      return decision.after;
     });
   }
 
@@ -283,7 +283,7 @@ export class FileLedger {
     if (!decision.accepted) {
       throw new MessageError(
         "VERQ_MESSAGE_REFUSED",
-        `message ${before.id}: ${decision.command} refused (${decision.refusal}); nothing was recorded`,
+        `message ${before.id}: ${commands.map((c) => c.type).join(" then ")} refused (${decision.refusal}); nothing was recorded`,
       );
     }
     return decision;

@@ -136,8 +136,8 @@ export class GuidLedger {
         if (entry === null) return null;
         const decision = this.#decide(entry, guidCommands.repeat({ fingerprint: input.fingerprint, maxAttempts, now }));
         if (!decision.accepted) return { kind: "repeat", entry, refusal: decision.refusal };
-        await commitGuidEvents(trx, this.#store.dialect, entry, decision.entry, decision.events);
-        return { kind: "resend", entry: decision.entry };
+        await commitGuidEvents(trx, this.#store.dialect, entry, decision.after, decision.events);
+        return { kind: "resend", entry: decision.after };
       });
       if (result !== null) return result;
       if (round >= 1) throw new VerqError("VERQ_UNEXPECTED", `guid ${input.guid} vanished twice while being claimed`);
@@ -297,8 +297,8 @@ export class GuidLedger {
       }
       const decision = this.#decide(entry, command(now));
       if (!decision.accepted) return { accepted: false, refusal: decision.refusal, entry };
-      await commitGuidEvents(trx, this.#store.dialect, entry, decision.entry, decision.events);
-      return { accepted: true, entry: decision.entry };
+      await commitGuidEvents(trx, this.#store.dialect, entry, decision.after, decision.events);
+      return { accepted: true, entry: decision.after };
     });
   }
 }

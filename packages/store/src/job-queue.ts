@@ -358,8 +358,8 @@ export class JobQueue {
         if (claimed.length >= max) break;
         const decision = this.#decide(job, command);
         if (!decision.accepted) continue;
-        changes.push({ before: job, after: decision.job, events: decision.events });
-        if (decision.job.state === "leased") claimed.push(decision.job as ClaimedJob);
+        changes.push({ before: job, after: decision.after, events: decision.events });
+        if (decision.after.state === "leased") claimed.push(decision.after as ClaimedJob);
       }
       if (changes.length === 0) break;
       await commitJobChanges(trx, this.#store.dialect, changes);
@@ -407,8 +407,8 @@ export class JobQueue {
         decision = this.#decide(job, jobCommands.finish({ token, outcome, retryDelayMs, now }));
         if (!decision.accepted) return false;
       }
-      changes.push({ before: job, after: decision.job, events: decision.events });
-      current.set(id, decision.job);
+      changes.push({ before: job, after: decision.after, events: decision.events });
+      current.set(id, decision.after);
       return true;
     });
     await commitJobChanges(trx, this.#store.dialect, changes);
@@ -430,7 +430,7 @@ export class JobQueue {
       const job = await this.#requireJob(trx, id);
       const decision = this.#decide(job, jobCommands.heartbeat({ token, leaseMs, now }));
       if (!decision.accepted) return false;
-      await commitJobChanges(trx, this.#store.dialect, [{ before: job, after: decision.job, events: decision.events }]);
+      await commitJobChanges(trx, this.#store.dialect, [{ before: job, after: decision.after, events: decision.events }]);
       return true;
     });
   }
@@ -477,7 +477,7 @@ export class JobQueue {
           `${recent} redrives in the last ${this.#redriveLimit.windowMs} ms reach the limit of ${this.#redriveLimit.max}; try again later`,
         );
       }
-      await commitJobChanges(trx, this.#store.dialect, [{ before: job, after: decision.job, events: decision.events }]);
+      await commitJobChanges(trx, this.#store.dialect, [{ before: job, after: decision.after, events: decision.events }]);
       return { jobId: id, previousToken: job.token, at: now, note: options.note, deadline };
     });
   }
