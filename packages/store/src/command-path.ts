@@ -1,0 +1,161 @@
+import type { Decider, Decision } from "@verq/core";
+import type { Kysely } from "kysely";
+import type { StoreDialect } from "./dialect/store-dialect.ts";
+import type { VerqDatabase } from "./schema.ts";
+import { insertEventRows, positionKey, type EventRow, type Positions } from "./sql/events/insertEventRows.ts";
+
+/** Every stream's state has an id-bearing name, a machine state and the version of its last event (0: none yet). */
+export interface StreamState {
+  readonly state: string;
+  readonly version: number;
+}
+
+/** An event as the machines emit it: a namespaced type and JSON data with its time. */
+export interface StreamEvent {
+  readonly type: string;
+  readonly data: { readonly at: number };
+}
+
+/** What a machine decided for one stream: its state before, after, and the events between. */
+export interface StreamChange<S extends StreamState, E extends StreamEvent> {
+  readonly before: S;
+  readonly after: S;
+  readonly events: readonly E[];
+}
+
+/**
+ * How the store keeps one stream type: where its current states are read from and how its
+ * projection follows its events. One per lifecycle (jobs, the GUID ledger, file messages); the
+ * command path below is the same for all of them.
+ */
+export interface StreamProjection<S extends StreamState, E extends StreamEvent> {
+  /** The `stream_type` of its events, e.g. `job`. */
+  readonly streamType: string;
+  readonly idOf: (state: S) => string;
+  /** The current states of `ids` that exist, read in the caller's transaction. */
+  load(trx: Kysely<VerqDatabase>, ids: readonly string[]): Promise<Map<string, S>>;
+  /**
+   * Writes the projection for `changes` whose events were appended (their global positions in
+   * `positions`): a row for each stream created (`before.version` 0), the rows of the others
+   * rewritten only if still at `before.version` (else `VERQ_VERSION_CONFLICT`), and any audit
+   * rows the events call for. Two changes of one stream are chained (the second's `before` is
+   * the first's `after`).
+   */
+  project(trx: Kysely<VerqDatabase>, changes: readonly StreamChange<S, E>[], positions: Positions): Promise<void>;
+}
+
+/**
+ * Appends the events of `changes` (one statement for all of them) and writes their projection,
+ * in the caller's transaction: events and projections commit together or not at all.
+ *
+ * The UNIQUE(stream_type, stream_id, version) constraint is the arbiter. A creation (a change
+ * from version 0) whose first event another writer already appended is, with `creations: "skip"`,
+ * left out, and so are its projection and any later change of that stream in the batch: the
+ * result lists the changes that were written, and the caller decides again against what the
+ * winner wrote (an insert-or-nothing, never a lookup-then-insert). Otherwise, and for every other
+ * change, a taken version is `VERQ_VERSION_CONFLICT` and the transaction must roll back.
+ */
+export async function commitChanges<S extends StreamState, E extends StreamEvent>(
+  trx: Kysely<VerqDatabase>,
+  dialect: StoreDialect,
+  projection: StreamProjection<S, E>,
+  changes: readonly StreamChange<S, E>[],
+  options: { readonly creations?: "fail" | "skip" } = {},
+): Promise<StreamChange<S, E>[]> {
+  if (changes.length === 0) return [];
+  const skip = options.creations === "skip";
+  const isCreation = (change: StreamChange<S, E>) => change.before.version === 0;
+  const first = skip ? changes.filter(isCreation) : changes;
+  const positions = await insertEventRows(trx, dialect, projection.streamType, rowsOf(projection, first), skip ? "skip" : "fail");
+  let written = [...changes];
+  if (skip) {
+    const lost = new Set(
+      changes
+        .filter((c) => isCreation(c) && !positions.has(positionKey(projection.idOf(c.after), 1)))
+        .map((c) => projection.idOf(c.after)),
+    );
+    written = changes.filter((c) => !lost.has(projection.idOf(c.after)));
+    const later = await insertEventRows(
+      trx,
+      dialect,
+      projection.streamType,
+      rowsOf(
+        projection,
+        written.filter((c) => !isCreation(c)),
+      ),
+      "fail",
+    );
+    for (const [key, position] of later) positions.set(key, position);
+  }
+  await projection.project(trx, written, positions);
+  return written;
+}
+
+function rowsOf<S extends StreamState, E extends StreamEvent>(
+  projection: StreamProjection<S, E>,
+  changes: readonly StreamChange<S, E>[],
+): EventRow[] {
+  return changes.flatMap((change) =>
+    change.events.map((event, i) => ({
+      streamId: projection.idOf(change.after),
+      version: change.before.version + i + 1,
+      type: event.type,
+      data: JSON.stringify(event.data),
+      at: event.data.at,
+    })),
+  );
+}
+
+/** One stream and the commands to decide against it, in order. */
+export interface StreamCommands<C> {
+  readonly id: string;
+  readonly commands: readonly C[];
+}
+
+/**
+ * The one command path (load → decide through the machine → append with the expected version →
+ * project), for a batch of streams, in the caller's transaction. Items are decided in input
+ * order, each against the state the earlier items of the batch left (two items of one stream
+ * chain), exactly as if each were alone. A stream with no events yet is decided from `initial(id)`
+ * (version 0), so its first event is decided by its machine like every other. Refused items write
+ * nothing; accepted ones are committed together by {@link commitChanges}. Returns each item's
+ * decision, in input order.
+ */
+export async function handleMany<S extends StreamState, C extends { readonly type: string }, E extends StreamEvent, R>(
+  trx: Kysely<VerqDatabase>,
+  dialect: StoreDialect,
+  projection: StreamProjection<S, E>,
+  decide: Decider<S, C, E, R>,
+  items: readonly StreamCommands<C>[],
+  initial: (id: string) => S | undefined,
+): Promise<Decision<S, E, R, C["type"]>[]> {
+  const current = await projection.load(trx, [...new Set(items.map((item) => item.id))]);
+  const changes: StreamChange<S, E>[] = [];
+  const decisions = items.map((item) => {
+    const before = current.get(item.id) ?? initial(item.id);
+    if (before === undefined) throw new Error(`no stream ${projection.streamType}/${item.id} and no initial state for it`);
+    const decision = decide(before, ...item.commands);
+    if (decision.accepted) {
+      changes.push({ before, after: decision.after, events: decision.events });
+      current.set(item.id, decision.after);
+    }
+    return decision;
+  });
+  await commitChanges(trx, dialect, projection, changes);
+  return decisions;
+}
+
+/** {@link handleMany} for one stream: `handle(trx, dialect, projection, decide, id, initial, ...commands)`. */
+export async function handle<S extends StreamState, C extends { readonly type: string }, E extends StreamEvent, R>(
+  trx: Kysely<VerqDatabase>,
+  dialect: StoreDialect,
+  projection: StreamProjection<S, E>,
+  decide: Decider<S, C, E, R>,
+  id: string,
+  initial: (id: string) => S | undefined,
+  ...commands: readonly C[]
+): Promise<Decision<S, E, R, C["type"]>> {
+  const [decision] = await handleMany(trx, dialect, projection, decide, [{ id, commands }], initial);
+  if (decision === undefined) throw new Error("handleMany returned no decision for one item");
+  return decision;
+}
