@@ -86,11 +86,10 @@ export { isOldEnough, retentionCoversResendWindow } from "./guid.rules.ts";
 export { GUID_STATES, type GuidState, type LedgerEntry } from "./guid.types.ts";
 export {
   messageCommands,
-  type MessageClaimCommand,
   type MessageCommand,
-  type MessageRecordCommand,
-  type MessageRejectCommand,
   type MessageReplayCommand,
+  type MessageSettleCommand,
+  type MessageVerdictFacts,
 } from "./message.commands.ts";
 export { createMessageDecider, decideMessage, type MessageDecider, type MessageDecision } from "./message.decide.ts";
 export { MessageError, type MessageErrorCode } from "./message.errors.ts";

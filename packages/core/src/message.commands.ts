@@ -1,14 +1,49 @@
 import type { MessageErrorReason } from "./message.types.ts";
 
 /**
- * Claim a message in the inbox for one consumer (SPEC F1): inbox → processing. Refused as
- * `in-processing`, `already-done` (a new file with a finished file's name starts a new stream)
- * or `in-error` (only a replay brings it back). Like every command, it carries `now`, because
- * time is an input.
+ * What the consumer found in a claimed file, with the one outside fact the machine needs: for a
+ * valid message, whether its row went into `processed` (`inserted`) or the `msg_id` primary key
+ * refused it (SPEC F3: the constraint decides a duplicate, never a lookup). `file` is the name
+ * the file was given in `done/` or `error/`.
  */
-export interface MessageClaimCommand {
-  readonly type: "message.claim";
-  /** The claim's id, unique per claim; the record or reject that settles it must present the same one. */
+export type MessageVerdictFacts =
+  | {
+      readonly kind: "valid";
+      /** True when the insert into `processed` went in; false when the primary key refused the key. */
+      readonly inserted: boolean;
+      /** The idempotency key (`msg_id` in the course's profile). */
+      readonly key: string;
+      /** The ordering group (`order_no`). */
+      readonly group: string;
+      /** The sequence number within the group (`seq`). */
+      readonly sequence: number;
+      readonly amount: number | null;
+      /** The whole message as JSON text. */
+      readonly message: string;
+      readonly file: string;
+    }
+  | {
+      readonly kind: "invalid";
+      readonly reason: MessageErrorReason;
+      /** Field names and byte counts, never field values. */
+      readonly detail: string;
+      readonly file: string;
+    };
+
+/**
+ * Settle one claimed file (SPEC F1–F3, F8): the claim and its outcome, decided as one. The
+ * machine decides what is written from the message's state: a new stream is opened only under
+ * its first claim's id and a file name; a message back in the inbox is claimed again; one in
+ * `error` under the same name was moved back by hand, so the move is recorded first (replayed,
+ * `observed`); then the verdict settles it as recorded, duplicate (`inserted` false) or rejected
+ * with a known reason. Refused as `already-settled` when this claim settled the message before
+ * (a consumer died after the commit), `already-done`, `stale-claim` (another claim holds it),
+ * `other-file`, `stream-id-mismatch`, `bad-file-name` or `unknown-reason`. Like every command,
+ * it carries `now`, because time is an input.
+ */
+export interface MessageSettleCommand {
+  readonly type: "message.settle";
+  /** The claim's id, unique per claim; a new stream is named after it. */
   readonly claimId: string;
   /** The consumer that holds the claim (`pid@host`). */
   readonly owner: string;
@@ -16,69 +51,26 @@ export interface MessageClaimCommand {
   readonly file: string;
   /** True when the file was taken over from `processing/`, left there by a consumer that died. */
   readonly recovered: boolean;
+  readonly verdict: MessageVerdictFacts;
   readonly now: number;
 }
 /**
- * Settle a valid message after the insert into `processed` (SPEC F3): processing → done, as
- * `message.recorded` or `message.duplicated` by `outcome`. Refused as `stale-claim` unless
- * `claimId` is the message's current claim, and as `not-processing` in any other state.
- */
-export interface MessageRecordCommand {
-  readonly type: "message.record";
-  readonly claimId: string;
-  /** Whether the insert into `processed` went in, or the primary key refused it. */
-  readonly outcome: "recorded" | "duplicate";
-  /** The idempotency key (`msg_id` in the course's profile). */
-  readonly key: string;
-  /** The ordering group (`order_no`). */
-  readonly group: string;
-  /** The sequence number within the group (`seq`). */
-  readonly sequence: number;
-  readonly amount: number | null;
-  /** The whole message as JSON text. */
-  readonly message: string;
-  /** The file's name in `done/`. */
-  readonly file: string;
-  readonly now: number;
-}
-/**
- * Quarantine a message (SPEC F2, F5): processing → error. Refused as `stale-claim` unless
- * `claimId` is the current claim, as `unknown-reason` for a reason not in
- * `MESSAGE_ERROR_REASONS`, and as `not-processing` in any other state.
- */
-export interface MessageRejectCommand {
-  readonly type: "message.reject";
-  readonly claimId: string;
-  readonly reason: MessageErrorReason;
-  /** Field names and byte counts, never field values. */
-  readonly detail: string;
-  /** The file's name in `error/`. */
-  readonly file: string;
-  readonly now: number;
-}
-/**
- * Bring a quarantined message back (SPEC F8): error → inbox. Refused as `not-in-error` in any
- * other state, so a replay never touches a message that is waiting, in work or done.
+ * Bring a quarantined message back by `files replay` (SPEC F8): error → inbox. Refused as
+ * `not-in-error` in any other state, so a replay never touches a message that is waiting, in
+ * work or done. (A move back seen only by the consumer is part of {@link MessageSettleCommand}.)
  */
 export interface MessageReplayCommand {
   readonly type: "message.replay";
   /** The file's name in the inbox. */
   readonly file: string;
-  /**
-   * `command` for `files replay`; `observed` when a consumer found the file back in the inbox and
-   * records the move it had not seen.
-   */
-  readonly by: "command" | "observed";
   readonly now: number;
 }
 
 /** Everything a consumer or `files replay` may ask of a message; each is decided by `messageMachine`. */
-export type MessageCommand = MessageClaimCommand | MessageRecordCommand | MessageRejectCommand | MessageReplayCommand;
+export type MessageCommand = MessageSettleCommand | MessageReplayCommand;
 
 /** Typed creators: the only place command type strings are spelled. */
 export const messageCommands = {
-  claim: (c: Omit<MessageClaimCommand, "type">): MessageClaimCommand => ({ type: "message.claim", ...c }),
-  record: (c: Omit<MessageRecordCommand, "type">): MessageRecordCommand => ({ type: "message.record", ...c }),
-  reject: (c: Omit<MessageRejectCommand, "type">): MessageRejectCommand => ({ type: "message.reject", ...c }),
+  settle: (c: Omit<MessageSettleCommand, "type">): MessageSettleCommand => ({ type: "message.settle", ...c }),
   replay: (c: Omit<MessageReplayCommand, "type">): MessageReplayCommand => ({ type: "message.replay", ...c }),
 } as const;

@@ -19,10 +19,7 @@ export type MessageDecider = Decider<Message, MessageCommand, MessageEvent, Mess
  * {@link createMachineDecider}.
  */
 export function createMessageDecider(machine: MessageMachine = messageMachine): MessageDecider {
-  return createMachineDecider(
-    { machine, field: "message", placeholder: newMessage("placeholder", "placeholder.json", 0) },
-    "unhandled",
-  );
+  return createMachineDecider({ machine, field: "message", placeholder: newMessage("placeholder") }, "unhandled");
 }
 
 /**
@@ -30,11 +27,10 @@ export function createMessageDecider(machine: MessageMachine = messageMachine): 
  * a variant.
  *
  * @example
- * // A file found back in the inbox after error/: record the move it had not seen, then the claim.
+ * // A new file, valid, whose row went into `processed`: its claim and its record, or a refusal.
  * const decision = decideMessage(
- *   message,
- *   messageCommands.replay({ file, by: "observed", now }),
- *   messageCommands.claim({ claimId, owner, file, recovered: false, now }),
- * ); // both events, or the first refusal and none
+ *   newMessage(claimId),
+ *   messageCommands.settle({ claimId, owner, file, recovered: false, verdict: { kind: "valid", inserted: true, ...row }, now }),
+ * ); // { accepted: true, events: [message.claimed, message.recorded], after } or { accepted: false, refusal }
  */
 export const decideMessage: MessageDecider = createMessageDecider();

@@ -3,12 +3,18 @@ import { newMessage, type Message } from "./message.types.ts";
 
 /**
  * Folds one event into a message. Pure. A stream starts from {@link newMessage} (version 0),
- * so the projection is, by definition, `events.reduce(evolveMessage, newMessage(id, file, at))`.
- * Each event adds 1 to `version` and sets `updatedAt` to its `at`; it does not check that the
- * move is allowed (that is the machine's job, before the event exists).
+ * so the projection is, by definition, `events.reduce(evolveMessage, newMessage(id))`. Each
+ * event adds 1 to `version` and sets `updatedAt` to its `at` (the first one `createdAt` too);
+ * it does not check that the move is allowed (that is the machine's job, before the event
+ * exists).
  */
 export function evolveMessage(message: Message, event: MessageEvent): Message {
-  const base = { ...message, updatedAt: event.data.at, version: message.version + 1 };
+  const base = {
+    ...message,
+    createdAt: message.version === 0 ? event.data.at : message.createdAt,
+    updatedAt: event.data.at,
+    version: message.version + 1,
+  };
   switch (event.type) {
     case "message.claimed":
       return {
@@ -38,15 +44,7 @@ export function evolveMessage(message: Message, event: MessageEvent): Message {
   }
 }
 
-/**
- * The fold of a whole stream, in version order, from {@link newMessage} with `id`, created at
- * the first event's time; `null` for an empty stream.
- */
+/** The fold of a whole stream, in version order, from {@link newMessage} with `id`; `null` for an empty stream. */
 export function foldMessage(id: string, events: readonly MessageEvent[]): Message | null {
-  const first = events[0];
-  if (first === undefined) return null;
-  const file = first.type === "message.claimed" ? first.data.file : "";
-  let message = newMessage(id, file, first.data.at);
-  for (const event of events) message = evolveMessage(message, event);
-  return message;
+  return events.length === 0 ? null : events.reduce(evolveMessage, newMessage(id));
 }

@@ -57,16 +57,18 @@ export function messageErrorKind(reason: MessageErrorReason): MessageErrorKind {
 export type MessageOutcome = "recorded" | "duplicate";
 
 /**
- * A message as the projection holds it: the fold of its `message.*` events. A stream is one
- * file's life, from its first claim to `done`, including every trip error → inbox by replay.
- * A new file that reuses a finished file's name starts a new stream.
+ * A message as the projection holds it: the fold of its `message.*` events, from
+ * {@link newMessage}. A stream is one file's life, from its first claim to `done`, including
+ * every trip error → inbox by replay. A new file that reuses a finished file's name starts a
+ * new stream.
  */
 export interface Message {
   /** The stream id: the claim id of the stream's first claim. */
   readonly id: string;
   /** The file's name where it was last put (its inbox name while claimed, its done/error name after). */
   readonly file: string;
-  readonly state: MessageState;
+  /** Where the message is; `new` only for a stream with no events yet, which is never stored. */
+  readonly state: "new" | MessageState;
   /** The current or last claim; a claim id is unique per claim, and fences late writers. */
   readonly claimId: string | null;
   /** Who holds or held the claim (`pid@host`). */
@@ -83,6 +85,7 @@ export interface Message {
   readonly outcome: MessageOutcome | null;
   /** How many times it came back from `error/` to the inbox. */
   readonly replays: number;
+  /** Time of the first event (0 while there is none). */
   readonly createdAt: number;
   /** Time of the last event applied. */
   readonly updatedAt: number;
@@ -90,12 +93,16 @@ export interface Message {
   readonly version: number;
 }
 
-/** A message nobody has claimed yet (version 0): what a new stream starts from. */
-export function newMessage(id: string, file: string, at: number): Message {
+/**
+ * The stream `id` before its first event (state `new`, version 0, no file): what the message
+ * machine decides a stream's creation from, so that its first event is a guarded transition
+ * like every other. Never stored.
+ */
+export function newMessage(id: string): Message {
   return {
     id,
-    file,
-    state: "inbox",
+    file: "",
+    state: "new",
     claimId: null,
     owner: null,
     claims: 0,
@@ -104,8 +111,8 @@ export function newMessage(id: string, file: string, at: number): Message {
     key: null,
     outcome: null,
     replays: 0,
-    createdAt: at,
-    updatedAt: at,
+    createdAt: 0,
+    updatedAt: 0,
     version: 0,
   };
 }

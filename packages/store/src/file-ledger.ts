@@ -9,15 +9,19 @@ import {
   type Message,
   type MessageCommand,
   type MessageDecider,
+  type MessageDecision,
   type MessageErrorReason,
+  type MessageEvent,
+  type MessageRefusal,
+  type MessageVerdictFacts,
 } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
+import { handle } from "./command-path.ts";
+import { messageStream } from "./streams/message-stream.ts";
 import { seamsOf, type FileLedgerSeams } from "./seams.ts";
 import { checkMessageOrder, type OrderCheck } from "./sql/files/checkMessageOrder.ts";
-import { commitMessageEvents } from "./sql/files/commitMessageEvents.ts";
-import { insertMessageDuplicate } from "./sql/files/insertMessageDuplicate.ts";
 import { insertProcessedMessage } from "./sql/files/insertProcessedMessage.ts";
 import { selectMessageStats, type MessageStats } from "./sql/files/selectMessageStats.ts";
 import { messageDb, type ProcessedTable } from "./sql/files/messageTables.ts";
@@ -100,8 +104,9 @@ export interface FileLedgerOptions {
 /**
  * The database side of the file queue (SPEC F1–F8): each claimed file's life as a `message`
  * event stream with the `messages` projection, the `processed` table whose `msg_id` primary
- * key stops duplicates, and the duplicates with their files. Every change is decided by the
- * message machine and written, events and rows, in one transaction. It does no file I/O: the
+ * key stops duplicates, and the duplicates with their files. Every change is one command
+ * decided by the message machine on the store's one command path (load, decide, append,
+ * project), events and rows in one transaction. It does no file I/O: the
  * consumer (in the adapters) moves the files and calls {@link settle} for each one.
  *
  * @example
@@ -130,112 +135,88 @@ export class FileLedger {
   }
 
   /**
-   * Records one claimed file in one transaction: its claim, and then either the `processed`
-   * row and `handler` (a valid message whose key is new), a duplicate (the primary key refused
-   * the key), or the error reason. A file whose stream is in `error` under its name, and
-   * which is not a different file (see {@link SettleInput.errorCopyExists}), was moved back:
-   * that move is recorded first as `message.replayed` (by `observed`).
+   * Records one claimed file in one transaction: its claim and its outcome, one `message.settle`
+   * decided by the message machine. The ledger only gathers facts: which stream the file is
+   * (the one this claim settled, the one its name continues, see
+   * {@link SettleInput.errorCopyExists}, or a new one named after the claim) and, for a valid
+   * message, whether its row went into `processed` (the primary key decides a duplicate, SPEC
+   * F3). The machine decides the rest: the move back from `error/` it had not seen (replayed,
+   * `observed`), the claim, and recorded, duplicate or rejected. `handler` runs only for a
+   * message recorded, in the same transaction.
    *
    * If this claim was settled already (a consumer died after the commit and before moving the
-   * file), nothing is written and the result is `already` with the message as recorded. If
-   * `handler` throws, nothing at all is written and the error propagates.
+   * file), nothing is written and the result is `already` with the message as recorded. Any
+   * other refusal is `VERQ_MESSAGE_REFUSED`; if `handler` throws, the error propagates. Either
+   * way nothing at all is written.
    */
   async settle(input: SettleInput, handler?: ProcessedMessageHandler): Promise<SettleResult> {
-    return this.#store.transaction(async (trx) => {
-      const now = this.#clock.now();
-      const settled = await selectMessageByClaim(trx, input.claimId);
-      if (settled !== null && (settled.state === "done" || settled.state === "error"))
-        return { kind: "already", message: settled };
-
-      let before = settled;
-      if (before === null) {
-        const open = await selectOpenMessageByFile(trx, input.file);
-        const continues = open !== null && (open.state === "inbox" || !input.errorCopyExists);
-        before = continues ? open : newMessage(input.claimId, input.file, now);
-      }
-      const commands: MessageCommand[] = [];
-      if (before.state === "error") commands.push(messageCommands.replay({ file: input.file, by: "observed", now }));
-      if (before.state !== "processing") {
-        commands.push(
-          messageCommands.claim({
-            claimId: input.claimId,
-            owner: input.owner,
-            file: input.file,
-            recovered: input.recovered,
-            now,
-          }),
-        );
-      }
-
-      const { verdict } = input;
-      let kind: SettleResult["kind"];
-      if (verdict.kind === "invalid") {
-        kind = "rejected";
-        commands.push(
-          messageCommands.reject({
-            claimId: input.claimId,
-            reason: verdict.reason,
-            detail: verdict.detail,
-            file: verdict.file,
-            now,
-          }),
-        );
-      } else {
-        // Decide the claim first: a refused claim must not leave a row in `processed`.
-        this.#decideOrThrow(before, commands);
-        const row: ProcessedTable = {
-          msg_id: verdict.key,
-          order_no: verdict.group,
-          seq: verdict.sequence,
-          amount: verdict.amount,
-          processed_at: now,
-          file: verdict.file,
-          message_id: before.id,
-          message: verdict.message,
-        };
-        // SPEC F3: the PRIMARY KEY decides; no lookup before the insert.
-        const inserted = await insertProcessedMessage(trx, this.#store.dialect, row);
-        kind = inserted ? "recorded" : "duplicate";
-        if (inserted) {
-          const { key, group, sequence, amount, message } = verdict;
-          await handler?.(trx, { key, group, sequence, amount, message, messageId: before.id });
-        } else {
-          await insertMessageDuplicate(trx, { message_id: before.id, msg_id: verdict.key, file: verdict.file, at_ms: now });
+    try {
+      return await this.#store.transaction(async (trx) => {
+        const now = this.#clock.now();
+        const id =
+          (await selectMessageByClaim(trx, input.claimId))?.id ??
+          (await selectOpenMessageByFile(trx, input.file, input.errorCopyExists))?.id ??
+          input.claimId;
+        const { claimId, owner, file, recovered } = input;
+        const verdict = await this.#verdictFacts(trx, id, input.verdict, now);
+        const command = messageCommands.settle({ claimId, owner, file, recovered, verdict, now });
+        const decision = await this.#handle(trx, id, command);
+        if (!decision.accepted) {
+          // A refusal rolls back the transaction, and with it the `processed` row inserted above.
+          if (decision.refusal === "already-settled") throw new AlreadySettled(await selectMessage(trx, id));
+          throw refused(id, decision.command, decision.refusal);
         }
-        const { key, group, sequence, amount, message } = verdict;
-        commands.push(
-          messageCommands.record({
-            claimId: input.claimId,
-            outcome: kind,
-            key,
-            group,
-            sequence,
-            amount,
-            message,
-            file: verdict.file,
-            now,
-          }),
-        );
-      }
-      const decision = this.#decideOrThrow(before, commands);
-      await commitMessageEvents(trx, this.#store.dialect, before, decision.after, decision.events);
-      return { kind, message: decision.after };
-    });
+        const kind = settledKind(decision.events);
+        if (kind === "recorded" && verdict.kind === "valid") {
+          const { key, group, sequence, amount, message } = verdict;
+          await handler?.(trx, { key, group, sequence, amount, message, messageId: id });
+        }
+        return { kind, message: decision.after };
+      });
+    } catch (error) {
+      if (error instanceof AlreadySettled && error.settled !== null) return { kind: "already", message: error.settled };
+      throw error;
+    }
   }
 
   /**
    * Records `files replay`: the message in `error` under `file` is back in the inbox. Returns
-   * the message, or null when no message is in error under that name (nothing is written; the
-   * consumer will record the move as `observed` when it claims the file).
+   * the message, or null when the machine refuses (the latest message under that name is not in
+   * error) or no message has that name; nothing is written then, and the consumer will record the
+   * move as `observed` when it settles the file.
    */
   async replay(file: string): Promise<Message | null> {
     return this.#store.transaction(async (trx) => {
       const open = await selectOpenMessageByFile(trx, file);
-      if (open === null || open.state !== "error") return null;
-      const decision = this.#decideOrThrow(open, [messageCommands.replay({ file, by: "command", now: this.#clock.now() })]);
-      await commitMessageEvents(trx, this.#store.dialect, open, decision.after, decision.events);
-      return decision.after;
+      if (open === null) return null;
+      const decision = await this.#handle(trx, open.id, messageCommands.replay({ file, now: this.#clock.now() }));
+      return decision.accepted ? decision.after : null;
     });
+  }
+
+  /** The one command path for stream `id`: load, decide through the machine (from `new` if it has no events), commit. */
+  #handle(trx: Kysely<VerqDatabase>, id: string, command: MessageCommand): Promise<MessageDecision> {
+    return handle(trx, this.#store.dialect, messageStream, this.#decide, id, newMessage, command);
+  }
+
+  /**
+   * The verdict as the machine takes it. For a valid message, the one fact it cannot know: the
+   * row is inserted into `processed` for stream `id`, and the primary key, not a lookup, says
+   * whether it went in (SPEC F3).
+   */
+  async #verdictFacts(trx: Kysely<VerqDatabase>, id: string, verdict: MessageVerdict, now: number): Promise<MessageVerdictFacts> {
+    if (verdict.kind === "invalid") return verdict;
+    const row: ProcessedTable = {
+      msg_id: verdict.key,
+      order_no: verdict.group,
+      seq: verdict.sequence,
+      amount: verdict.amount,
+      processed_at: now,
+      file: verdict.file,
+      message_id: id,
+      message: verdict.message,
+    };
+    return { ...verdict, inserted: await insertProcessedMessage(trx, this.#store.dialect, row) };
   }
 
   /** The messages in `error` under any of `files`, by name: what `files errors` prints. */
@@ -277,15 +258,29 @@ export class FileLedger {
   rebuild(): Promise<{ messages: number; events: number }> {
     return this.#store.transaction((trx) => rebuildMessageProjections(trx));
   }
+}
 
-  #decideOrThrow(before: Message, commands: readonly MessageCommand[]) {
-    const decision = this.#decide(before, ...commands);
-    if (!decision.accepted) {
-      throw new MessageError(
-        "VERQ_MESSAGE_REFUSED",
-        `message ${before.id}: ${commands.map((c) => c.type).join(" then ")} refused (${decision.refusal}); nothing was recorded`,
-      );
-    }
-    return decision;
+/** A settle refused as `already-settled`: thrown to roll the transaction back, answered as `already`. */
+class AlreadySettled extends Error {
+  constructor(readonly settled: Message | null) {
+    super("this claim settled the message already");
+  }
+}
+
+function refused(id: string, command: string, refusal: MessageRefusal): MessageError {
+  return new MessageError("VERQ_MESSAGE_REFUSED", `message ${id}: ${command} refused (${refusal}); nothing was recorded`);
+}
+
+/** What a settle recorded, read from the outcome event the machine decided (always the last one). */
+function settledKind(events: readonly MessageEvent[]): SettleResult["kind"] {
+  switch (events.at(-1)?.type) {
+    case "message.recorded":
+      return "recorded";
+    case "message.duplicated":
+      return "duplicate";
+    case "message.rejected":
+      return "rejected";
+    default:
+      throw new Error(`a settle decided no outcome: ${events.map((e) => e.type).join(", ")}`);
   }
 }

@@ -75,6 +75,36 @@ describe("FileLedger", () => {
     expect((await ledger.history("c1")).map((e) => e.type)).toEqual(["message.claimed", "message.recorded"]);
   });
 
+  it("a refused settle writes nothing at all, not even the processed row its verdict inserted", async () => {
+    await expect(ledger.settle(input("c1", "in/a.json", valid("K1")))).rejects.toMatchObject({
+      code: "VERQ_MESSAGE_REFUSED",
+      message: expect.stringContaining("bad-file-name") as unknown,
+    });
+    expect(await ledger.processed()).toEqual([]);
+    expect(await ledger.history("c1")).toEqual([]);
+    // A rejected claim settled again with a valid verdict (a crash after the commit): `already`, and the row is rolled back.
+    const bad: MessageVerdict = { kind: "invalid", reason: "handler", detail: "Error", file: "b.json" };
+    const first = await ledger.settle(input("c2", "b.json", bad));
+    expect(await ledger.settle(input("c2", "b.json", valid("K2", 1, "b.json")))).toEqual({
+      kind: "already",
+      message: first.message,
+    });
+    expect(await ledger.processed()).toEqual([]);
+  });
+
+  it("F8: a file found back in the inbox after error/ is settled as the move, its claim and its outcome", async () => {
+    await ledger.settle(input("c1", "a.json", { kind: "invalid", reason: "parse", detail: "not valid JSON", file: "a.json" }));
+    const again = await ledger.settle(input("c2", "a.json", valid("K1", 1, "a.json")));
+    expect(again).toMatchObject({ kind: "recorded", message: { id: "c1", state: "done", replays: 1, claims: 2 } });
+    expect((await ledger.history("c1")).map((e) => e.type)).toEqual([
+      "message.claimed",
+      "message.rejected",
+      "message.replayed",
+      "message.claimed",
+      "message.recorded",
+    ]);
+  });
+
   it("F8: replay records error → inbox only for a message in error; the next claim continues that stream", async () => {
     const bad: MessageVerdict = { kind: "invalid", reason: "missing-field", detail: "missing: amount", file: "a.json" };
     await ledger.settle(input("c1", "a.json", bad));

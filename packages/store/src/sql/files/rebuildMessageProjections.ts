@@ -19,7 +19,7 @@ export async function rebuildMessageProjections(trx: Kysely<VerqDatabase>): Prom
   for (const row of rows) {
     if (!(MESSAGE_EVENT_TYPES as readonly string[]).includes(row.type)) throw new Error(`unknown message event type ${row.type}`);
     const event = { type: row.type, data: JSON.parse(row.data) as unknown } as MessageEvent;
-    const before = messages.get(row.stream_id) ?? newMessage(row.stream_id, "", event.data.at);
+    const before = messages.get(row.stream_id) ?? newMessage(row.stream_id);
     messages.set(row.stream_id, evolveMessage(before, event));
     if (event.type === "message.recorded") {
       const d = event.data;

@@ -5,15 +5,22 @@ import { rowToMessage } from "./messageRow.ts";
 import { messageDb } from "./messageTables.ts";
 
 /**
- * The latest message last put under the name `file` that is in `inbox` (replayed) or `error`:
- * the stream a file found under that name in the inbox may continue. Null when there is none.
+ * The stream a file found in the inbox under the name `file` continues: the latest message last
+ * put under that name that is in `inbox` (replayed), or in `error` unless `errorCopyExists`
+ * (then `error/` still holds that message's file, and the one in the inbox is another file, a
+ * new stream). Null when there is none. Which stream a file is, not what may happen to it: the
+ * message machine decides that.
  */
-export async function selectOpenMessageByFile(db: Kysely<VerqDatabase>, file: string): Promise<Message | null> {
+export async function selectOpenMessageByFile(
+  db: Kysely<VerqDatabase>,
+  file: string,
+  errorCopyExists = false,
+): Promise<Message | null> {
   const row = await messageDb(db)
     .selectFrom("messages")
     .selectAll()
     .where("file", "=", file)
-    .where("state", "in", ["inbox", "error"])
+    .where("state", "in", errorCopyExists ? ["inbox"] : ["inbox", "error"])
     .orderBy("updated_at", "desc")
     .orderBy("id", "desc")
     // A literal limit: a bound one makes SQLite re-prepare the statement on every execution.
