@@ -19,7 +19,7 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
           const redriven = jobEvents.redriven({
             previousToken: context.job.token,
             note: event.note,
-            deadline: event.deadline,
+            deadline: event.deadline ?? event.now + event.originalWindowMs,
             at: event.now,
           });
           const job = { ...evolveJob(context.job, redriven), token: 0 };

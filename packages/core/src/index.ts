@@ -15,6 +15,7 @@ export { createMachineDecider, type Decider, type Decision, type DecidingContext
 export {
   jobCommands,
   type ClaimCommand,
+  type EnqueueCommand,
   type FinishCommand,
   type HeartbeatCommand,
   type JobCommand,
@@ -36,7 +37,15 @@ export {
   checkToken,
 } from "./job.input.ts";
 export { jobMachine, type JobMachine, type JobMachineContext, type JobRefusal } from "./job.machine.ts";
-export type { DeadReason, FinishOutcome, Job, JobState } from "./job.types.ts";
+export {
+  newJob,
+  type DeadReason,
+  type FinishOutcome,
+  type Job,
+  type JobState,
+  type JobStreamState,
+  type NewJob,
+} from "./job.types.ts";
 export { seededRng, type Rng } from "./random.ts";
 export { REDRIVE_NOTE_MAX_LENGTH, REDRIVE_NOTE_PATTERN, isValidRedriveNote } from "./redrive-note.ts";
 export {

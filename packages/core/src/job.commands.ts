@@ -1,4 +1,24 @@
+import type { JsonValue } from "./json.ts";
 import type { FinishOutcome } from "./job.types.ts";
+
+/**
+ * Create the job of a stream that has no events yet (SPEC J2): accepted only from `new` (the
+ * blank state at version 0), where it makes the job pending with these facts, under the
+ * stream's id. An existing job refuses it: as `already-enqueued` when `payload` is the job's
+ * payload in canonical JSON (keys in any order; the caller's no-op), as `payload-conflict`
+ * otherwise. The other fields of a repeated enqueue do not matter.
+ */
+export interface EnqueueCommand {
+  readonly type: "job.enqueue";
+  readonly payload: JsonValue;
+  readonly maxAttempts: number;
+  /** Absolute time (ms) at or after which no retry is scheduled. */
+  readonly deadline: number;
+  /** The first time the job may be claimed. */
+  readonly availableAt: number;
+  readonly orderingKey: string | null;
+  readonly now: number;
+}
 
 /**
  * Claim a job for `owner` for `leaseMs` (SPEC J3). Accepted for a pending job with
@@ -39,23 +59,33 @@ export interface HeartbeatCommand {
 }
 /**
  * Put a dead job back to pending (SPEC J6). Accepted only for a dead job (`not-dead`
- * otherwise), with a `note` that is a ticket id (`invalid-note`) and a `deadline` later than
- * `now` (`invalid-deadline`). Attempts go back to 0; the token does not.
+ * otherwise), with a `note` that is a ticket id (`invalid-note`), a deadline later than `now`
+ * (`invalid-deadline`), and fewer than `limit.max` redrives in the rate limit's window
+ * (`rate-limited`, SPEC J7: recovery must not re-create the overload), checked in that order.
+ * Attempts go back to 0; the token does not. The facts come from the caller: the count of
+ * recent redrives (read in the same transaction) and the job's original window.
  */
 export interface RedriveCommand {
   readonly type: "job.redrive";
   /** The operator's ticket id; see `REDRIVE_NOTE_PATTERN`. */
   readonly note: string;
-  /** The new absolute deadline (ms) for the redriven work. */
-  readonly deadline: number;
+  /** The new absolute deadline (ms) for the redriven work; `null`: `now + originalWindowMs`. */
+  readonly deadline: number | null;
+  /** Redrives recorded in the rate limit's window up to `now`. */
+  readonly recentRedrives: number;
+  /** The rate limit: at most `max` redrives in any `windowMs`. */
+  readonly limit: { readonly max: number; readonly windowMs: number };
+  /** The job's deadline window at its enqueue (`deadline - at` of its `job.enqueued`), the default's length. */
+  readonly originalWindowMs: number;
   readonly now: number;
 }
 
 /** Everything a caller may ask of a job; each is decided by `jobMachine` through a `JobDecider`. */
-export type JobCommand = ClaimCommand | FinishCommand | HeartbeatCommand | RedriveCommand;
+export type JobCommand = EnqueueCommand | ClaimCommand | FinishCommand | HeartbeatCommand | RedriveCommand;
 
 /** Typed creators: the only place command type strings are spelled. */
 export const jobCommands = {
+  enqueue: (c: Omit<EnqueueCommand, "type">): EnqueueCommand => ({ type: "job.enqueue", ...c }),
   claim: (c: Omit<ClaimCommand, "type">): ClaimCommand => ({ type: "job.claim", ...c }),
   finish: (c: Omit<FinishCommand, "type">): FinishCommand => ({ type: "job.finish", ...c }),
   heartbeat: (c: Omit<HeartbeatCommand, "type">): HeartbeatCommand => ({ type: "job.heartbeat", ...c }),

@@ -5,10 +5,10 @@ import type { DeadReason } from "./job.types.ts";
 export const JOB_STREAM = "job";
 
 /**
- * A new job (SPEC J2). Written by the queue's enqueue, not decided by the machine: it is the
- * stream's first event (version 1), and `evolveJob(null, enqueued)` creates the job from it.
- * An enqueue of an existing id writes nothing. `id` and `payload` are never changed by any
- * later event (SPEC J1).
+ * A new job (SPEC J2): the machine's enqueue from `new` (a stream with no events), the stream's
+ * first event (version 1); `evolveJob(newJob(id), enqueued)` creates the job from it. An
+ * enqueue of an existing id writes nothing. `id` and `payload` are never changed by any later
+ * event (SPEC J1).
  */
 export interface JobEnqueued {
   readonly type: "job.enqueued";

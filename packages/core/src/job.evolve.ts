@@ -1,15 +1,16 @@
 import type { JobEvent } from "./job.events.ts";
-import type { Job } from "./job.types.ts";
+import { newJob, type Job, type JobStreamState } from "./job.types.ts";
 
 /**
- * Folds one event into a job. Pure. `evolveJob(null, enqueued)` creates the job; every other
- * event needs the job it applies to, and both mistakes throw (such a stream is corrupt). Each
- * event adds 1 to `version` and sets `updatedAt` to its `at`. The projection is, by definition,
- * the fold of the stream: `events.reduce(evolveJob, null)`.
+ * Folds one event into a job. Pure. `job.enqueued` applies only to the blank {@link newJob}
+ * (version 0) and creates the job; every other event needs the job it applies to, and both
+ * mistakes throw (such a stream is corrupt). Each event adds 1 to `version` and sets
+ * `updatedAt` to its `at`. The projection is, by definition, the fold of the stream:
+ * `events.reduce(evolveJob, newJob(id))`.
  */
-export function evolveJob(job: Job | null, event: JobEvent): Job {
+export function evolveJob(job: JobStreamState, event: JobEvent): Job {
   if (event.type === "job.enqueued") {
-    if (job !== null) throw new Error(`job ${job.id} is already enqueued`);
+    if (job.state !== "new") throw new Error(`job ${job.id} is already enqueued`);
     const d = event.data;
     return {
       id: d.id,
@@ -31,7 +32,7 @@ export function evolveJob(job: Job | null, event: JobEvent): Job {
       version: 1,
     };
   }
-  if (job === null) throw new Error(`${event.type} before job.enqueued`);
+  if (job.state === "new") throw new Error(`${event.type} before job.enqueued`);
   const base = { ...job, updatedAt: event.data.at, version: job.version + 1 };
   switch (event.type) {
     case "job.claimed":
@@ -68,7 +69,10 @@ export function evolveJob(job: Job | null, event: JobEvent): Job {
 
 /** The fold of a whole stream, in version order; `null` for an empty one. Throws as {@link evolveJob} does. */
 export function foldJob(events: readonly JobEvent[]): Job | null {
-  let job: Job | null = null;
-  for (const event of events) job = evolveJob(job, event);
+  const [first, ...rest] = events;
+  if (first === undefined) return null;
+  if (first.type !== "job.enqueued") throw new Error(`${first.type} before job.enqueued`);
+  let job = evolveJob(newJob(first.data.id), first);
+  for (const event of rest) job = evolveJob(job, event);
   return job;
 }

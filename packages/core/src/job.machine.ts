@@ -1,20 +1,28 @@
 import { assign, not, setup } from "xstate";
+import { canonicalJson } from "./json.ts";
 import { isValidRedriveNote } from "./redrive-note.ts";
-import type { JobCommand } from "./job.commands.ts";
+import type { JobCommand, RedriveCommand } from "./job.commands.ts";
 import { evolveJob } from "./job.evolve.ts";
 import { jobEvents, type JobEvent } from "./job.events.ts";
-import type { DeadReason, Job } from "./job.types.ts";
+import type { DeadReason, JobStreamState } from "./job.types.ts";
 
 /**
  * Why the machine refused a command. Refusals are data (the machine stays where it was and no
- * event is emitted); the store turns them into a `false` or a coded error:
+ * event is emitted); the store turns them into a `false`, a no-op or a coded error:
+ * - enqueue of an existing job: `already-enqueued` (the same canonical payload), else
+ *   `payload-conflict`;
+ * - claim, finish, heartbeat or redrive of a stream with no job: `unknown-job`;
  * - claim: `not-due` (pending, `availableAt > now`), `lease-held` (leased, `now < leaseUntil`),
  *   `not-claimable` (done or dead);
  * - finish and heartbeat: `stale-token` (not the current token), `not-leased`, and for a
  *   heartbeat `lease-expired` (`now >= leaseUntil`);
- * - redrive: `not-dead`, `invalid-note` (not a ticket id), `invalid-deadline` (not after `now`).
+ * - redrive: `not-dead`, `invalid-note` (not a ticket id), `invalid-deadline` (not after `now`),
+ *   `rate-limited` (the window's redrives reach the limit).
  */
 export type JobRefusal =
+  | "already-enqueued"
+  | "payload-conflict"
+  | "unknown-job"
   | "not-due"
   | "lease-held"
   | "not-claimable"
@@ -23,11 +31,12 @@ export type JobRefusal =
   | "lease-expired"
   | "not-dead"
   | "invalid-note"
-  | "invalid-deadline";
+  | "invalid-deadline"
+  | "rate-limited";
 
-/** The machine's context: the job, the events a transition emitted, and a refusal if any. */
+/** The machine's context: the job (`new` before its first event), the events a transition emitted, and a refusal if any. */
 export interface JobMachineContext {
-  readonly job: Job;
+  readonly job: JobStreamState;
   readonly emitted: readonly JobEvent[];
   readonly refusal: JobRefusal | null;
 }
@@ -37,12 +46,19 @@ const record = (context: JobMachineContext, event: JobEvent): Partial<JobMachine
   emitted: [...context.emitted, event],
 });
 
+/** A redrive's deadline: the one it names, else `now` plus the job's original window. */
+const redriveDeadline = (command: RedriveCommand): number => command.deadline ?? command.now + command.originalWindowMs;
+
 /**
- * The job lifecycle (SPEC J1–J6): pending → leased → done | dead, dead → pending by redrive.
+ * The job lifecycle (SPEC J1–J7): new → pending by enqueue, pending → leased → done | dead,
+ * dead → pending by redrive.
  *
- * Guards carry every rule: the lease boundary (`now == leaseUntil` is expired), the fencing
- * token, the attempt budget (checked before the deadline), the deadline (`next >= deadline`
- * dies), the redrive note. Actions only assign: each appends the event it stands for to
+ * Guards carry every rule: one job per id with one payload (an enqueue of an existing job is
+ * refused, as a no-op or a conflict), the lease boundary (`now == leaseUntil` is expired), the
+ * fencing token, the attempt budget (checked before the deadline), the deadline
+ * (`next >= deadline` dies), the redrive note and the redrive rate limit. Facts from outside
+ * (the clock, the backoff jitter, the count of recent redrives) arrive in the command. Actions
+ * only assign: each appends the event it stands for to
  * `context.emitted` and folds it into `context.job` with {@link evolveJob}, so the projection is
  * the fold of the events by construction. No side effects: the same definition runs in the
  * store, in property tests and in the Stately visualizer.
@@ -51,9 +67,12 @@ export const jobMachine = setup({
   types: {
     context: {} as JobMachineContext,
     events: {} as JobCommand,
-    input: {} as Job,
+    input: {} as JobStreamState,
   },
   guards: {
+    // SPEC J2: keys in any order are the same payload.
+    samePayload: ({ context, event }) =>
+      event.type === "job.enqueue" && canonicalJson(context.job.payload) === canonicalJson(event.payload),
     isDue: ({ context, event }) => context.job.availableAt <= event.now,
     leaseExpired: ({ context, event }) => context.job.leaseUntil !== null && event.now >= context.job.leaseUntil,
     leaseHeld: ({ context, event }) => context.job.leaseUntil !== null && event.now < context.job.leaseUntil,
@@ -65,10 +84,20 @@ export const jobMachine = setup({
     nextRunAtOrPastDeadline: ({ context, event }) =>
       event.type === "job.finish" && event.now + event.retryDelayMs >= context.job.deadline,
     noteIsValid: ({ event }) => event.type === "job.redrive" && isValidRedriveNote(event.note),
-    deadlineIsAfterNow: ({ event }) => event.type === "job.redrive" && event.deadline > event.now,
+    deadlineIsAfterNow: ({ event }) => event.type === "job.redrive" && redriveDeadline(event) > event.now,
+    // SPEC J7: the redrives already in the window, counted by the caller in the same transaction.
+    redriveLimitReached: ({ event }) => event.type === "job.redrive" && event.recentRedrives >= event.limit.max,
   },
   actions: {
     refuse: assign((_, params: { refusal: JobRefusal }) => ({ refusal: params.refusal })),
+    enqueue: assign(({ context, event }) => {
+      if (event.type !== "job.enqueue") return {};
+      const { payload, maxAttempts, deadline, availableAt, orderingKey, now } = event;
+      return record(
+        context,
+        jobEvents.enqueued({ id: context.job.id, payload, maxAttempts, deadline, availableAt, orderingKey, at: now }),
+      );
+    }),
     claim: assign(({ context, event }) => {
       if (event.type !== "job.claim") return {};
       return record(
@@ -113,7 +142,7 @@ export const jobMachine = setup({
         jobEvents.redriven({
           previousToken: context.job.token,
           note: event.note,
-          deadline: event.deadline,
+          deadline: redriveDeadline(event),
           at: event.now,
         }),
       );
@@ -122,15 +151,30 @@ export const jobMachine = setup({
 }).createMachine({
   id: "job",
   context: ({ input }) => ({ job: input, emitted: [], refusal: null }),
-  initial: "pending",
+  initial: "new",
   // Fallbacks: a command that no state below accepts is refused, as data.
   on: {
+    // One job per id (SPEC J2): the same payload again is the caller's no-op, another is a conflict.
+    "job.enqueue": [
+      { guard: "samePayload", actions: { type: "refuse", params: { refusal: "already-enqueued" } } },
+      { actions: { type: "refuse", params: { refusal: "payload-conflict" } } },
+    ],
     "job.claim": { actions: { type: "refuse", params: { refusal: "not-claimable" } } },
     "job.finish": { actions: { type: "refuse", params: { refusal: "not-leased" } } },
     "job.heartbeat": { actions: { type: "refuse", params: { refusal: "not-leased" } } },
     "job.redrive": { actions: { type: "refuse", params: { refusal: "not-dead" } } },
   },
   states: {
+    // No events yet: only an enqueue creates the job.
+    new: {
+      on: {
+        "job.enqueue": { target: "pending", actions: "enqueue" },
+        "job.claim": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
+        "job.finish": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
+        "job.heartbeat": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
+        "job.redrive": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
+      },
+    },
     pending: {
       on: {
         "job.claim": [
@@ -173,6 +217,7 @@ export const jobMachine = setup({
         "job.redrive": [
           { guard: not("noteIsValid"), actions: { type: "refuse", params: { refusal: "invalid-note" } } },
           { guard: not("deadlineIsAfterNow"), actions: { type: "refuse", params: { refusal: "invalid-deadline" } } },
+          { guard: "redriveLimitReached", actions: { type: "refuse", params: { refusal: "rate-limited" } } },
           { target: "pending", actions: "redrive" },
         ],
       },

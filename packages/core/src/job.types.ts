@@ -45,3 +45,40 @@ export interface Job {
   /** Version of the job's event stream: the number of events applied. */
   readonly version: number;
 }
+
+/**
+ * A job stream before its first event: state `new`, version 0, every other field blank (no
+ * payload, token 0, attempts 0, no budget, no times). What the store hands the job machine for
+ * an id it holds no job for, so that the enqueue is decided like every other command: a guarded
+ * transition from `new` to `pending`. Never stored: no `jobs` row and no {@link Job} is ever `new`.
+ */
+export interface NewJob extends Omit<Job, "state" | "version"> {
+  readonly state: "new";
+  readonly version: 0;
+}
+
+/** What the job machine decides from: a stream with no events yet ({@link NewJob}) or a job. */
+export type JobStreamState = NewJob | Job;
+
+/** The blank state of the job stream `id` (see {@link NewJob}). */
+export function newJob(id: string): NewJob {
+  return {
+    id,
+    payload: null,
+    state: "new",
+    token: 0,
+    attempts: 0,
+    maxAttempts: 0,
+    deadline: 0,
+    availableAt: 0,
+    owner: null,
+    leaseUntil: null,
+    reason: null,
+    deadSince: null,
+    orderingKey: null,
+    leaseExpiries: 0,
+    enqueuedAt: 0,
+    updatedAt: 0,
+    version: 0,
+  };
+}

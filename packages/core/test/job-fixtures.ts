@@ -1,10 +1,10 @@
-import { evolveJob, jobEvents, type Job } from "../src/index.ts";
+import { evolveJob, jobEvents, newJob, type Job } from "../src/index.ts";
 
 /** A pending job enqueued at `at`, due at once, with the given budget and deadline. */
 export function pendingJob(overrides: { maxAttempts?: number; deadline?: number; at?: number } = {}): Job {
   const at = overrides.at ?? 1_000;
   return evolveJob(
-    null,
+    newJob("order-1"),
     jobEvents.enqueued({
       id: "order-1",
       payload: { quantity: 7 },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideJob, foldJob, jobCommands, jobEvents, jobMachine, type Job, type JobDecision } from "../src/index.ts";
+import { decideJob, foldJob, jobCommands, jobEvents, jobMachine, newJob, type Job, type JobDecision } from "../src/index.ts";
 import { pendingJob } from "./job-fixtures.ts";
 
 function accepted(decision: JobDecision): Job {
@@ -10,8 +10,74 @@ function accepted(decision: JobDecision): Job {
 const claim = (job: Job, now: number, owner = "A", leaseMs = 100) => decideJob(job, jobCommands.claim({ owner, leaseMs, now }));
 const finish = (job: Job, token: number, outcome: "ok" | "retry" | "permanent", now: number, retryDelayMs = 10) =>
   decideJob(job, jobCommands.finish({ token, outcome, now, retryDelayMs }));
+const redriveCommand = (
+  note: string,
+  now: number,
+  facts: { deadline?: number | null; recentRedrives?: number; max?: number; originalWindowMs?: number } = {},
+) =>
+  jobCommands.redrive({
+    note,
+    deadline: facts.deadline === undefined ? 90_000 : facts.deadline,
+    recentRedrives: facts.recentRedrives ?? 0,
+    limit: { max: facts.max ?? 50, windowMs: 60_000 },
+    originalWindowMs: facts.originalWindowMs ?? 60_000,
+    now,
+  });
+const enqueue = (payload: Job["payload"], now = 1_000) =>
+  jobCommands.enqueue({ payload, maxAttempts: 3, deadline: now + 60_000, availableAt: now, orderingKey: null, now });
 
 describe("jobMachine (pure decisions)", () => {
+  it("J2: an enqueue is the transition new → pending, under the stream's id, at version 1", () => {
+    const decision = decideJob(newJob("order-1"), enqueue({ quantity: 7 }));
+    expect(accepted(decision)).toEqual(pendingJob());
+    expect(decision.accepted && decision.events).toEqual([
+      jobEvents.enqueued({
+        id: "order-1",
+        payload: { quantity: 7 },
+        maxAttempts: 3,
+        deadline: 61_000,
+        availableAt: 1_000,
+        orderingKey: null,
+        at: 1_000,
+      }),
+    ]);
+  });
+
+  it("J2: an existing job refuses an enqueue: already-enqueued for its payload (keys in any order), payload-conflict for another", () => {
+    const job = { ...pendingJob(), payload: { a: 1, b: [1, { c: 2, d: 3 }] } };
+    const later = accepted(claim(job, 1_000));
+    for (const existing of [job, later, accepted(finish(later, 1, "ok", 1_010))]) {
+      expect(decideJob(existing, enqueue({ b: [1, { d: 3, c: 2 }], a: 1 }, 5_000))).toEqual({
+        accepted: false,
+        refusal: "already-enqueued",
+        command: "job.enqueue",
+      });
+      expect(decideJob(existing, enqueue({ a: 1, b: [1, { c: 2, d: 4 }] }, 5_000))).toEqual({
+        accepted: false,
+        refusal: "payload-conflict",
+        command: "job.enqueue",
+      });
+    }
+  });
+
+  it("a stream with no job refuses every other command as unknown-job, and an enqueue then a claim decide as one", () => {
+    const blank = newJob("order-1");
+    expect(decideJob(blank, jobCommands.claim({ owner: "A", leaseMs: 100, now: 1_000 }))).toEqual({
+      accepted: false,
+      refusal: "unknown-job",
+      command: "job.claim",
+    });
+    expect(decideJob(blank, jobCommands.finish({ token: 1, outcome: "ok", retryDelayMs: 0, now: 1_000 }))).toMatchObject({
+      refusal: "unknown-job",
+    });
+    expect(decideJob(blank, jobCommands.heartbeat({ token: 1, leaseMs: 10, now: 1_000 }))).toMatchObject({
+      refusal: "unknown-job",
+    });
+    expect(decideJob(blank, redriveCommand("OPS-1", 1_000))).toMatchObject({ refusal: "unknown-job" });
+    const both = decideJob(blank, enqueue({ quantity: 7 }), jobCommands.claim({ owner: "A", leaseMs: 100, now: 1_000 }));
+    expect(accepted(both)).toMatchObject({ state: "leased", token: 1, version: 2 });
+  });
+
   it("J3: a pending job is claimable at availableAt, not one ms before", () => {
     const job = pendingJob({ at: 1_000 });
     const early = { ...job, availableAt: 2_000 };
@@ -104,8 +170,7 @@ describe("jobMachine (pure decisions)", () => {
   it("J6: redrive only from dead; resets attempts, sets the deadline, keeps the token", () => {
     const leased = accepted(claim(pendingJob(), 1_000));
     const dead = accepted(finish(leased, 1, "permanent", 1_010));
-    const redrive = (job: Job, note: string, deadline = 90_000) =>
-      decideJob(job, jobCommands.redrive({ note, deadline, now: 2_000 }));
+    const redrive = (job: Job, note: string, deadline = 90_000) => decideJob(job, redriveCommand(note, 2_000, { deadline }));
     expect(redrive(pendingJob(), "OPS-1")).toEqual({ accepted: false, refusal: "not-dead", command: "job.redrive" });
     expect(redrive(leased, "OPS-1")).toEqual({ accepted: false, refusal: "not-dead", command: "job.redrive" });
     expect(redrive(accepted(finish(leased, 1, "ok", 1_010)), "OPS-1")).toEqual({
@@ -118,6 +183,30 @@ describe("jobMachine (pure decisions)", () => {
     const back = accepted(redrive(dead, "OPS-1"));
     expect(back).toMatchObject({ state: "pending", attempts: 0, token: 1, deadline: 90_000, reason: null, availableAt: 2_000 });
     expect(accepted(claim(back, 2_000)).token).toBe(2);
+  });
+
+  it("J6: without a deadline a redrive gives the job its original window again, from now", () => {
+    const dead = accepted(finish(accepted(claim(pendingJob(), 1_000)), 1, "permanent", 1_010));
+    const decision = decideJob(dead, redriveCommand("OPS-1", 2_000, { deadline: null, originalWindowMs: 60_000 }));
+    expect(accepted(decision)).toMatchObject({ state: "pending", deadline: 62_000 });
+    expect(decision.accepted && decision.events[0]?.data).toEqual({
+      previousToken: 1,
+      note: "OPS-1",
+      deadline: 62_000,
+      at: 2_000,
+    });
+  });
+
+  it("J7: a redrive is refused as rate-limited once the window's redrives reach the limit, after the other checks", () => {
+    const dead = accepted(finish(accepted(claim(pendingJob(), 1_000)), 1, "permanent", 1_010));
+    const limited = (job: Job, note: string, recentRedrives: number, deadline = 90_000) =>
+      decideJob(job, redriveCommand(note, 2_000, { deadline, recentRedrives, max: 2 }));
+    expect(accepted(limited(dead, "OPS-1", 1))).toMatchObject({ state: "pending" });
+    expect(limited(dead, "OPS-1", 2)).toEqual({ accepted: false, refusal: "rate-limited", command: "job.redrive" });
+    expect(limited(dead, "OPS-1", 3)).toMatchObject({ refusal: "rate-limited" });
+    expect(limited(pendingJob(), "OPS-1", 2)).toMatchObject({ refusal: "not-dead" });
+    expect(limited(dead, "fixed it", 2)).toMatchObject({ refusal: "invalid-note" });
+    expect(limited(dead, "OPS-1", 2, 2_000)).toMatchObject({ refusal: "invalid-deadline" });
   });
 
   it("J1: no path erases the id or the payload, and dead always carries a reason", () => {
@@ -156,7 +245,7 @@ describe("jobMachine (pure decisions)", () => {
       () => finish(job, 2, "retry", 1_150),
       () => claim(job, 5_000),
       () => finish(job, 3, "permanent", 5_010),
-      () => decideJob(job, jobCommands.redrive({ note: "T-1", deadline: 99_000, now: 6_000 })),
+      () => decideJob(job, redriveCommand("T-1", 6_000, { deadline: 99_000 })),
     ];
     for (const step of steps) {
       const decision = step();
@@ -179,6 +268,6 @@ describe("jobMachine (pure decisions)", () => {
 
   it("is a static machine the visualizer can read", () => {
     const json = jobMachine.toJSON() as { states: Record<string, unknown> };
-    expect(Object.keys(json.states)).toEqual(["pending", "leased", "done", "dead"]);
+    expect(Object.keys(json.states)).toEqual(["new", "pending", "leased", "done", "dead"]);
   });
 });

@@ -1,4 +1,4 @@
-import type { Decider, Decision } from "@verq/core";
+import type { Decision } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { StoreDialect } from "./dialect/store-dialect.ts";
 import type { VerqDatabase } from "./schema.ts";
@@ -106,10 +106,48 @@ function rowsOf<S extends StreamState, E extends StreamEvent>(
   );
 }
 
-/** One stream and the commands to decide against it, in order. */
-export interface StreamCommands<C> {
+/**
+ * One stream and the commands to decide against it, in order: given, or built from the
+ * stream's state when a fact in them depends on it (a backoff drawn for the job's attempt).
+ */
+export interface StreamCommands<C, S = never> {
   readonly id: string;
-  readonly commands: readonly C[];
+  readonly commands: readonly C[] | ((state: S) => readonly C[]);
+}
+
+/** One item of {@link decideMany}: the state it was decided against, and the decision. */
+export interface Decided<S, D> {
+  readonly before: S;
+  readonly decision: D;
+}
+
+/**
+ * Decides `items` in input order against `current` (the states loaded for them; it is updated
+ * as items are accepted, so two items of one stream chain), a stream absent from it from
+ * `initial(id)` (version 0). Pure but for `current` and what the commands' builders draw.
+ * Returns each item's state before and decision, in input order, and the changes to commit.
+ * `A` is the state an accepted decision ends in, when narrower than `S` (a created stream is
+ * never back at version 0).
+ */
+export function decideMany<S extends StreamState, C extends { readonly type: string }, E extends StreamEvent, R, A extends S = S>(
+  current: Map<string, S>,
+  decide: (state: S, ...commands: readonly C[]) => Decision<A, E, R, C["type"]>,
+  items: readonly StreamCommands<C, S>[],
+  initial: (id: string) => S | undefined,
+): { decided: Decided<S, Decision<A, E, R, C["type"]>>[]; changes: StreamChange<S, E>[] } {
+  const changes: StreamChange<S, E>[] = [];
+  const decided = items.map((item) => {
+    const before = current.get(item.id) ?? initial(item.id);
+    if (before === undefined) throw new Error(`no stream ${item.id} and no initial state for it`);
+    const commands = typeof item.commands === "function" ? item.commands(before) : item.commands;
+    const decision = decide(before, ...commands);
+    if (decision.accepted) {
+      changes.push({ before, after: decision.after, events: decision.events });
+      current.set(item.id, decision.after);
+    }
+    return { before, decision };
+  });
+  return { decided, changes };
 }
 
 /**
@@ -121,40 +159,42 @@ export interface StreamCommands<C> {
  * nothing; accepted ones are committed together by {@link commitChanges}. Returns each item's
  * decision, in input order.
  */
-export async function handleMany<S extends StreamState, C extends { readonly type: string }, E extends StreamEvent, R>(
+export async function handleMany<
+  S extends StreamState,
+  C extends { readonly type: string },
+  E extends StreamEvent,
+  R,
+  A extends S = S,
+>(
   trx: Kysely<VerqDatabase>,
   dialect: StoreDialect,
   projection: StreamProjection<S, E>,
-  decide: Decider<S, C, E, R>,
-  items: readonly StreamCommands<C>[],
+  decide: (state: S, ...commands: readonly C[]) => Decision<A, E, R, C["type"]>,
+  items: readonly StreamCommands<C, S>[],
   initial: (id: string) => S | undefined,
-): Promise<Decision<S, E, R, C["type"]>[]> {
+): Promise<Decision<A, E, R, C["type"]>[]> {
   const current = await projection.load(trx, [...new Set(items.map((item) => item.id))]);
-  const changes: StreamChange<S, E>[] = [];
-  const decisions = items.map((item) => {
-    const before = current.get(item.id) ?? initial(item.id);
-    if (before === undefined) throw new Error(`no stream ${projection.streamType}/${item.id} and no initial state for it`);
-    const decision = decide(before, ...item.commands);
-    if (decision.accepted) {
-      changes.push({ before, after: decision.after, events: decision.events });
-      current.set(item.id, decision.after);
-    }
-    return decision;
-  });
+  const { decided, changes } = decideMany(current, decide, items, initial);
   await commitChanges(trx, dialect, projection, changes);
-  return decisions;
+  return decided.map((d) => d.decision);
 }
 
 /** {@link handleMany} for one stream: `handle(trx, dialect, projection, decide, id, initial, ...commands)`. */
-export async function handle<S extends StreamState, C extends { readonly type: string }, E extends StreamEvent, R>(
+export async function handle<
+  S extends StreamState,
+  C extends { readonly type: string },
+  E extends StreamEvent,
+  R,
+  A extends S = S,
+>(
   trx: Kysely<VerqDatabase>,
   dialect: StoreDialect,
   projection: StreamProjection<S, E>,
-  decide: Decider<S, C, E, R>,
+  decide: (state: S, ...commands: readonly C[]) => Decision<A, E, R, C["type"]>,
   id: string,
   initial: (id: string) => S | undefined,
   ...commands: readonly C[]
-): Promise<Decision<S, E, R, C["type"]>> {
+): Promise<Decision<A, E, R, C["type"]>> {
   const [decision] = await handleMany(trx, dialect, projection, decide, [{ id, commands }], initial);
   if (decision === undefined) throw new Error("handleMany returned no decision for one item");
   return decision;

@@ -13,28 +13,29 @@ import {
   checkToken,
   decideJob,
   defaultBackoff,
-  evolveJob,
   isVerqError,
   jobCommands,
-  jobEvents,
+  newJob,
   systemClock,
   type BackoffPolicy,
   type Clock,
   type DeadReason,
   type FinishOutcome,
   type Job,
+  type JobCommand,
   type JobDecider,
-  type JobEnqueued,
+  type JobDecision,
+  type JobEvent,
   type JobRefusal,
   type JobState,
+  type JobStreamState,
   type Rng,
 } from "@verq/core";
 import type { Kysely } from "kysely";
+import { commitChanges, decideMany, type Decided, type StreamChange, type StreamCommands } from "./command-path.ts";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
 import { seamsOf, type JobQueueSeams } from "./seams.ts";
-import { commitJobChanges, type JobChange } from "./sql/jobs/commitJobChanges.ts";
-import { insertEventRows, positionKey, type EventRow } from "./sql/events/insertEventRows.ts";
 import { bumpCounter } from "./sql/counters.ts";
 import { countRedrivesSince } from "./sql/jobs/countRedrivesSince.ts";
 import { readStream } from "./sql/events/readStream.ts";
@@ -43,8 +44,8 @@ import { selectClaimCandidates } from "./sql/jobs/selectClaimCandidates.ts";
 import { selectJob } from "./sql/jobs/selectJob.ts";
 import { selectJobStats, type JobStats } from "./sql/jobs/selectJobStats.ts";
 import { selectJobsByState } from "./sql/jobs/selectJobsByState.ts";
-import { selectJobsById } from "./sql/jobs/selectJobsById.ts";
-import { insertJobRows, type NewJobRow } from "./sql/jobs/insertJobRows.ts";
+import { selectOriginalWindow } from "./sql/jobs/selectOriginalWindow.ts";
+import { jobStream } from "./streams/job-stream.ts";
 
 /** How many redrives may happen in a sliding window (SPEC J7: recovery must not re-create the overload). */
 export interface RedriveLimit {
@@ -151,14 +152,37 @@ export interface RedriveRecord {
   readonly deadline: number;
 }
 
-const REFUSAL_ERRORS: Partial<Record<JobRefusal, { code: VerqError["code"]; message: string }>> = {
-  "not-dead": { code: "VERQ_NOT_DEAD", message: "only a dead job can be redriven; this one is" },
-  "invalid-note": {
-    code: "VERQ_INVALID_NOTE",
-    message: "the redrive note must be a ticket id: 1-64 ASCII letters, digits or . _ - : # /, starting with a letter or digit",
+/**
+ * The refusals that are errors, each with its coded error (built from the job and the command
+ * refused); every other refusal is an answer: `false`, a no-op, nothing claimed.
+ */
+const REFUSAL_ERRORS: Partial<Record<JobRefusal, (job: JobStreamState, command: JobCommand | undefined) => VerqError>> = {
+  "unknown-job": (job) => unknownJob(job.id),
+  "payload-conflict": (job) =>
+    new VerqError("VERQ_ENQUEUE_CONFLICT", `job ${job.id} exists with a different payload; use a new id for different work`),
+  "not-dead": (job) => new VerqError("VERQ_NOT_DEAD", `only a dead job can be redriven; this one is ${job.state}`),
+  "invalid-note": () =>
+    new VerqError(
+      "VERQ_INVALID_NOTE",
+      "the redrive note must be a ticket id: 1-64 ASCII letters, digits or . _ - : # /, starting with a letter or digit",
+    ),
+  "invalid-deadline": () => new VerqError("VERQ_INVALID_DEADLINE", "the new deadline must be later than now"),
+  "rate-limited": (_, command) => {
+    const facts =
+      command?.type === "job.redrive"
+        ? `${command.recentRedrives} redrives in the last ${command.limit.windowMs} ms reach the limit of ${command.limit.max}`
+        : "the redrives in the window reach the limit";
+    return new VerqError("VERQ_REDRIVE_RATE_LIMITED", `${facts}; try again later`);
   },
-  "invalid-deadline": { code: "VERQ_INVALID_DEADLINE", message: "the new deadline must be later than now" },
 };
+
+/** Throws the coded error of a refusal that is one (see {@link REFUSAL_ERRORS}); returns whether the decision was accepted. */
+function answer({ before, decision }: Decided<JobStreamState, JobDecision>, command?: JobCommand): boolean {
+  if (decision.accepted) return true;
+  const error = REFUSAL_ERRORS[decision.refusal];
+  if (error !== undefined) throw error(before, command);
+  return false;
+}
 
 /**
  * Durable jobs with leases, fencing tokens, a retry budget and a dead state (SPEC J1–J7).
@@ -213,11 +237,11 @@ export class JobQueue {
     const outer = checkOuterTransaction(options);
     if (inputs.length === 0) return [];
     const now = this.#clock.now();
-    const prepared = inputs.map((input) => this.#prepareEnqueue(input, now));
+    const items = inputs.map((input) => this.#enqueueCommand(input, now));
     const results =
       outer === undefined
-        ? await this.#store.transaction((trx) => this.#enqueueIn(trx, prepared, now))
-        : await this.#enqueueIn(outer, prepared, now);
+        ? await this.#store.transaction((trx) => this.#enqueueIn(trx, items))
+        : await this.#enqueueIn(outer, items);
     // With an outer transaction the job is not committed yet. A worker of this process that
     // wakes now waits for the store's one connection, so it claims after the commit; after a
     // rollback it finds nothing, which costs one empty claim.
@@ -225,46 +249,23 @@ export class JobQueue {
     return results;
   }
 
-  async #enqueueIn(trx: Kysely<VerqDatabase>, prepared: readonly PreparedEnqueue[], now: number): Promise<EnqueueResult[]> {
-    const rows: EventRow[] = prepared.map(({ event, eventJson }) => ({
-      streamId: event.data.id,
-      version: 1,
-      type: event.type,
-      data: eventJson,
-      at: now,
-    }));
-    const positions = await insertEventRows(trx, this.#store.dialect, JOB_STREAM, rows, "skip");
-    const created: NewJobRow[] = [];
-    const fresh: (EnqueueResult | undefined)[] = [];
-    const existingIds: string[] = [];
-    for (const { event, payloadJson } of prepared) {
-      const position = positions.get(positionKey(event.data.id, 1));
-      if (position === undefined) {
-        existingIds.push(event.data.id);
-        fresh.push(undefined);
-        continue;
-      }
-      // Written once: a second input with the same id in this batch finds it "existing".
-      positions.delete(positionKey(event.data.id, 1));
-      const job = evolveJob(null, event);
-      created.push({ job, payloadJson, enqueuePosition: position });
-      fresh.push({ created: true, job });
-    }
-    await insertJobRows(trx, created);
-    if (existingIds.length === 0) return fresh as EnqueueResult[];
-    const existing = await selectJobsById(trx, existingIds);
-    return prepared.map(({ event, payloadJson }, i) => {
-      const result = fresh[i];
-      if (result !== undefined) return result;
-      const job = existing.get(event.data.id);
-      if (job === undefined) throw unknownJob(event.data.id);
-      if (canonicalJson(job.payload) !== payloadJson) {
-        throw new VerqError(
-          "VERQ_ENQUEUE_CONFLICT",
-          `job ${event.data.id} exists with a different payload; use a new id for different work`,
-        );
-      }
-      return { created: false, job };
+  /**
+   * Every enqueue is first decided as the creation of its job, from the blank job at version 0,
+   * and its first event written insert-or-nothing: the UNIQUE constraint, not a lookup, tells
+   * whether the job is new (one statement per table for the batch). The losers, whose job
+   * already existed or was created meanwhile by another writer, are decided again against that
+   * job: the machine refuses them as `already-enqueued` (`created: false`) or `payload-conflict`.
+   */
+  async #enqueueIn(trx: Kysely<VerqDatabase>, items: readonly EnqueueItem[]): Promise<EnqueueResult[]> {
+    const first = decideMany(new Map(), this.#decide, items, newJob);
+    const written = await commitChanges(trx, this.#store.dialect, jobStream, first.changes, { creations: "skip" });
+    const created = new Set(written.map((change) => change.after.id));
+    const lost = items.filter((item) => !created.has(item.id));
+    const again = lost.length === 0 ? [] : await this.#handle(trx, lost);
+    return items.map((item, i) => {
+      const decided = created.has(item.id) ? first.decided[i] : again.shift();
+      if (decided === undefined) throw new Error(`no decision for the enqueue of ${item.id}`);
+      return enqueueResult(decided, item.commands[0]);
     });
   }
 
@@ -278,8 +279,8 @@ export class JobQueue {
     return () => this.#enqueueListeners.delete(listener);
   }
 
-  /** Checks one enqueue input and builds its event; throws before anything is written. */
-  #prepareEnqueue(input: EnqueueInput, now: number): PreparedEnqueue {
+  /** Checks one enqueue input and builds its command; throws before anything is written. */
+  #enqueueCommand(input: EnqueueInput, now: number): EnqueueItem {
     const id = checkIdentifier(input?.id, "a job id");
     const payloadJson = canonicalJson(input.payload);
     const maxAttempts = checkMaxAttempts(input.maxAttempts ?? this.#defaultMaxAttempts);
@@ -287,16 +288,8 @@ export class JobQueue {
     const availableAt = checkTime(input.availableAt ?? now, "availableAt");
     const orderingKey =
       input.orderingKey === undefined ? null : checkIdentifier(input.orderingKey, "an ordering key", "VERQ_INVALID_ARGUMENT");
-    const event = jobEvents.enqueued({
-      id,
-      payload: JSON.parse(payloadJson) as Job["payload"],
-      maxAttempts,
-      deadline,
-      availableAt,
-      orderingKey,
-      at: now,
-    });
-    return { event, eventJson: JSON.stringify(event.data), payloadJson };
+    const payload = JSON.parse(payloadJson) as Job["payload"];
+    return { id, commands: [jobCommands.enqueue({ payload, maxAttempts, deadline, availableAt, orderingKey, now })] };
   }
 
   /**
@@ -353,7 +346,7 @@ export class JobQueue {
     while (claimed.length < max) {
       // Some candidates do not end leased (an expired last attempt goes dead): ask again.
       const candidates = await selectClaimCandidates(trx, this.#store.dialect, now, Math.max(8, max - claimed.length));
-      const changes: JobChange[] = [];
+      const changes: StreamChange<JobStreamState, JobEvent>[] = [];
       for (const job of candidates) {
         if (claimed.length >= max) break;
         const decision = this.#decide(job, command);
@@ -362,7 +355,7 @@ export class JobQueue {
         if (decision.after.state === "leased") claimed.push(decision.after as ClaimedJob);
       }
       if (changes.length === 0) break;
-      await commitJobChanges(trx, this.#store.dialect, changes);
+      await commitChanges(trx, this.#store.dialect, jobStream, changes);
     }
     return claimed;
   }
@@ -391,27 +384,17 @@ export class JobQueue {
   async #finishIn(trx: Kysely<VerqDatabase>, finishes: readonly FinishInput[]): Promise<boolean[]> {
     if (finishes.length === 0) return [];
     const now = this.#clock.now();
-    const current = await selectJobsById(
+    const decided = await this.#handle(
       trx,
-      finishes.map((f) => f.id),
+      finishes.map(({ id, token, outcome }) => ({
+        id,
+        // The jitter is drawn before deciding, for every finish, so that one decision settles it.
+        commands: (job: JobStreamState) => [
+          jobCommands.finish({ token, outcome, retryDelayMs: backoffDelay(this.#backoff, job.attempts, this.#rng), now }),
+        ],
+      })),
     );
-    const changes: JobChange[] = [];
-    const accepted = finishes.map(({ id, token, outcome }) => {
-      const job = current.get(id);
-      if (job === undefined) throw unknownJob(id);
-      let decision = this.#decide(job, jobCommands.finish({ token, outcome, retryDelayMs: 0, now }));
-      if (!decision.accepted) return false;
-      if (outcome === "retry") {
-        // Jitter is drawn only for a retry that is accepted, so a refusal moves no RNG.
-        const retryDelayMs = backoffDelay(this.#backoff, job.attempts, this.#rng);
-        decision = this.#decide(job, jobCommands.finish({ token, outcome, retryDelayMs, now }));
-        if (!decision.accepted) return false;
-      }
-      changes.push({ before: job, after: decision.after, events: decision.events });
-      current.set(id, decision.after);
-      return true;
-    });
-    await commitJobChanges(trx, this.#store.dialect, changes);
+    const accepted = decided.map((d) => answer(d));
     const refused = accepted.filter((a) => !a).length;
     if (refused > 0) await bumpCounter(trx, "job.staleFinishesRefused", refused);
     return accepted;
@@ -426,12 +409,9 @@ export class JobQueue {
     checkToken(token);
     checkLeaseMs(leaseMs);
     return this.#store.transaction(async (trx) => {
-      const now = this.#clock.now();
-      const job = await this.#requireJob(trx, id);
-      const decision = this.#decide(job, jobCommands.heartbeat({ token, leaseMs, now }));
-      if (!decision.accepted) return false;
-      await commitJobChanges(trx, this.#store.dialect, [{ before: job, after: decision.after, events: decision.events }]);
-      return true;
+      const command = jobCommands.heartbeat({ token, leaseMs, now: this.#clock.now() });
+      const [decided] = await this.#handle(trx, [{ id, commands: [command] }]);
+      return decided !== undefined && answer(decided, command);
     });
   }
 
@@ -461,24 +441,20 @@ export class JobQueue {
     if (options?.deadline !== undefined) checkTime(options.deadline, "the deadline");
     return this.#store.transaction(async (trx) => {
       const now = this.#clock.now();
-      const job = await this.#requireJob(trx, id);
-      const deadline = options.deadline ?? now + (await this.#originalWindowMs(trx, job));
-      const decision = this.#decide(job, jobCommands.redrive({ note: options.note, deadline, now }));
-      if (!decision.accepted) {
-        const known = REFUSAL_ERRORS[decision.refusal];
-        if (known === undefined) throw new VerqError("VERQ_UNEXPECTED", `redrive refused: ${decision.refusal}`);
-        const suffix = decision.refusal === "not-dead" ? ` ${job.state}` : "";
-        throw new VerqError(known.code, known.message + suffix);
-      }
-      const recent = await countRedrivesSince(trx, now - this.#redriveLimit.windowMs + 1);
-      if (recent >= this.#redriveLimit.max) {
-        throw new VerqError(
-          "VERQ_REDRIVE_RATE_LIMITED",
-          `${recent} redrives in the last ${this.#redriveLimit.windowMs} ms reach the limit of ${this.#redriveLimit.max}; try again later`,
-        );
-      }
-      await commitJobChanges(trx, this.#store.dialect, [{ before: job, after: decision.after, events: decision.events }]);
-      return { jobId: id, previousToken: job.token, at: now, note: options.note, deadline };
+      const command = jobCommands.redrive({
+        note: options.note,
+        deadline: options.deadline ?? null,
+        recentRedrives: await countRedrivesSince(trx, now - this.#redriveLimit.windowMs + 1),
+        limit: this.#redriveLimit,
+        originalWindowMs: (await selectOriginalWindow(trx, id)) ?? 0,
+        now,
+      });
+      const [decided] = await this.#handle(trx, [{ id, commands: [command] }]);
+      const redriven = decided !== undefined && answer(decided, command) ? decided.decision : undefined;
+      const event = redriven?.accepted === true ? redriven.events.find((e) => e.type === "job.redriven") : undefined;
+      if (event?.type !== "job.redriven") throw new VerqError("VERQ_UNEXPECTED", `the redrive of ${id} wrote no job.redriven`);
+      const { previousToken, note, deadline } = event.data;
+      return { jobId: id, previousToken, at: now, note, deadline };
     });
   }
 
@@ -530,17 +506,19 @@ export class JobQueue {
     return selectJobsByState(this.#store.db, state, options.limit ?? 100, options.reason);
   }
 
-  /** The deadline window the job was enqueued with (a redrive's default), from its first event. */
-  async #originalWindowMs(trx: Kysely<VerqDatabase>, job: Job): Promise<number> {
-    const [first] = await readStream(trx, JOB_STREAM, job.id);
-    const data = first?.type === "job.enqueued" ? (first.data as { deadline: number; at: number }) : undefined;
-    return Math.max(1, data === undefined ? job.deadline - job.enqueuedAt : data.deadline - data.at);
-  }
-
-  async #requireJob(trx: Kysely<VerqDatabase>, id: string): Promise<Job> {
-    const job = await selectJob(trx, id);
-    if (job === null) throw unknownJob(id);
-    return job;
+  /**
+   * The one command path for `items`, in the caller's transaction: load their jobs, decide
+   * through the machine (from the blank job for an id with none), commit what was accepted.
+   * Returns, per item, the job it was decided against and the decision.
+   */
+  async #handle(
+    trx: Kysely<VerqDatabase>,
+    items: readonly StreamCommands<JobCommand, JobStreamState>[],
+  ): Promise<Decided<JobStreamState, JobDecision>[]> {
+    const current = await jobStream.load(trx, [...new Set(items.map((item) => item.id))]);
+    const { decided, changes } = decideMany(current, this.#decide, items, newJob);
+    await commitChanges(trx, this.#store.dialect, jobStream, changes);
+    return decided;
   }
 }
 
@@ -561,11 +539,19 @@ export async function sendForOutcome(sender: Sender, job: ClaimedJob): Promise<F
   }
 }
 
-/** An enqueue input checked and turned into its event, before anything is written. */
-interface PreparedEnqueue {
-  readonly event: JobEnqueued;
-  readonly eventJson: string;
-  readonly payloadJson: string;
+/** An enqueue input checked and turned into its command, before anything is written. */
+interface EnqueueItem {
+  readonly id: string;
+  readonly commands: readonly [JobCommand];
+}
+
+/** An enqueue's answer: the job created, the existing one for the same payload (a no-op), or the refusal's error. */
+function enqueueResult(decided: Decided<JobStreamState, JobDecision>, command: JobCommand): EnqueueResult {
+  const { before, decision } = decided;
+  if (decision.accepted) return { created: true, job: decision.after };
+  if (decision.refusal === "already-enqueued" && before.state !== "new") return { created: false, job: before };
+  answer(decided, command);
+  throw new VerqError("VERQ_UNEXPECTED", `enqueue of ${before.id} refused: ${decision.refusal}`);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { JOB_STREAM, canonicalJson, evolveJob, type Job, type JobEvent } from "@verq/core";
+import { JOB_STREAM, canonicalJson, evolveJob, newJob, type Job, type JobEvent } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../../schema.ts";
 import { readAllEvents } from "../events/readAllEvents.ts";
@@ -17,7 +17,7 @@ export async function rebuildJobProjections(trx: Kysely<VerqDatabase>): Promise<
   for (const stored of events) {
     const event = { type: stored.type, data: stored.data } as JobEvent;
     const entry = jobs.get(stored.streamId);
-    const job = evolveJob(entry?.job ?? null, event);
+    const job = evolveJob(entry?.job ?? newJob(stored.streamId), event);
     if (entry === undefined) {
       const payload = event.type === "job.enqueued" ? event.data.payload : null;
       jobs.set(stored.streamId, { job, payloadJson: canonicalJson(payload), position: stored.position });
