@@ -1,4 +1,6 @@
 import fc from "fast-check";
+import { jobCommands } from "@verq/core";
+import { checkDecided, claimedInOrder, jobsBefore } from "./check-decided.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import type { JobsCommand } from "./jobs-command.ts";
 import { WORKERS, type JobsModel } from "./jobs-model.ts";
@@ -35,6 +37,7 @@ export class ClaimManyCommand implements JobsCommand {
   async run(m: JobsModel, r: JobsReal): Promise<void> {
     const claimable = m.claimable();
     const doomed = m.doomed();
+    const jobs = await jobsBefore(r);
     const got = await r.queue.claimMany(this.worker, this.max, { leaseMs: this.leaseMs });
     const expectedCount = Math.min(this.max, claimable.length);
     if (got.length !== expectedCount) {
@@ -59,6 +62,8 @@ export class ClaimManyCommand implements JobsCommand {
       if (!dead && got.length < this.max) modelFail("J3 claimMany", `a short batch left ${job.id}'s spent lease unquarantined`);
       if (dead) m.jobs.set(job.id, m.expiredExhausted(job));
     }
+    const command = jobCommands.claim({ owner: this.worker, leaseMs: this.leaseMs, now: m.now });
+    await checkDecided(r, "claimMany", jobs, await claimedInOrder(r, jobs, command));
     await checkInvariants(m, r);
   }
 

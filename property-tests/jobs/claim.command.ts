@@ -1,4 +1,6 @@
 import fc from "fast-check";
+import { jobCommands } from "@verq/core";
+import { checkDecided, claimedInOrder, jobsBefore } from "./check-decided.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import type { JobsCommand } from "./jobs-command.ts";
 import { WORKERS, type JobsModel } from "./jobs-model.ts";
@@ -30,6 +32,7 @@ export class ClaimCommand implements JobsCommand {
   async run(m: JobsModel, r: JobsReal): Promise<void> {
     const claimable = m.claimable();
     const doomed = m.doomed();
+    const jobs = await jobsBefore(r);
     const got = await r.queue.claim(this.worker, { leaseMs: this.leaseMs });
     if (got === null) {
       if (claimable.length > 0) {
@@ -53,6 +56,8 @@ export class ClaimCommand implements JobsCommand {
         if ((await r.queue.get(job.id))?.state === "dead") m.jobs.set(job.id, m.expiredExhausted(job));
       }
     }
+    const command = jobCommands.claim({ owner: this.worker, leaseMs: this.leaseMs, now: m.now });
+    await checkDecided(r, "claim", jobs, await claimedInOrder(r, jobs, command));
     await checkInvariants(m, r);
   }
 

@@ -1,4 +1,6 @@
 import fc from "fast-check";
+import { canonicalJson, jobCommands, type JsonValue } from "@verq/core";
+import { checkDecided, decideInOrder, jobsBefore } from "./check-decided.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import { expectVerqError } from "./expect-verq-error.ts";
 import type { JobsCommand } from "./jobs-command.ts";
@@ -51,6 +53,13 @@ export class EnqueueCommand implements JobsCommand {
       deadline: m.now + this.deadlineInMs,
       availableAt: m.now + this.availableInMs,
     };
+    const jobs = await jobsBefore(r);
+    const command = jobCommands.enqueue({
+      ...input,
+      payload: JSON.parse(canonicalJson(payload)) as JsonValue,
+      orderingKey: null,
+      now: m.now,
+    });
     const existing = m.jobs.get(this.id);
     if (existing === undefined) {
       const result = await r.queue.enqueue(input);
@@ -58,6 +67,7 @@ export class EnqueueCommand implements JobsCommand {
       modelEqual("J2 enqueue", `enqueue of new ${this.id}`, result, { created: true, job: expected });
       m.jobs.set(this.id, expected);
       m.payloadKeys.set(this.id, payloadKey);
+      m.windows.set(this.id, this.deadlineInMs);
     } else {
       const before = await storeSnapshot(r);
       if (m.payloadKeys.get(this.id) === payloadKey) {
@@ -68,6 +78,7 @@ export class EnqueueCommand implements JobsCommand {
       }
       modelEqual("J2 enqueue", `re-enqueue of ${this.id} changed the store`, await storeSnapshot(r), before);
     }
+    await checkDecided(r, "enqueue", jobs, decideInOrder(jobs, [{ id: this.id, command: () => command }]));
     await checkInvariants(m, r);
   }
 

@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { checkDecided, decideInOrder, finishItem, jobsBefore } from "./check-decided.ts";
 import type { FinishOutcome } from "@verq/core";
 import { checkFinish } from "./check-finish.ts";
 import { checkInvariants } from "./check-invariants.ts";
@@ -39,6 +40,15 @@ export class FinishForgedCommand implements JobsCommand {
   async run(m: JobsModel, r: JobsReal): Promise<void> {
     const job = m.jobs.get(this.id);
     const token = (job?.token ?? 0) + this.delta;
+    const jobs = await jobsBefore(r);
+    // An invalid token is refused before anything is decided; an unknown job is decided (and refused).
+    const items =
+      job === undefined
+        ? [finishItem(r, m.now, { id: this.id, token: 1, outcome: this.outcome })]
+        : token < 1
+          ? []
+          : [finishItem(r, m.now, { id: this.id, token, outcome: this.outcome })];
+    const expected = decideInOrder(jobs, items);
     if (job === undefined || token < 1) {
       const before = await storeSnapshot(r);
       const code = job === undefined ? "VERQ_UNKNOWN_JOB" : "VERQ_INVALID_ARGUMENT";
@@ -47,6 +57,7 @@ export class FinishForgedCommand implements JobsCommand {
     } else {
       await checkFinish(m, r, this.id, token, this.outcome);
     }
+    await checkDecided(r, "finish", jobs, expected);
     await checkInvariants(m, r);
   }
 

@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { checkDecided, decideInOrder, finishItem, jobsBefore } from "./check-decided.ts";
 import type { FinishOutcome } from "@verq/core";
 import { checkInvariants } from "./check-invariants.ts";
 import { OUTCOMES } from "./finish.command.ts";
@@ -31,6 +32,11 @@ export class FinishManyCommand implements JobsCommand {
     const finishes = claims.map((claim, i) => ({ id: claim.id, token: claim.token, outcome: this.items[i]?.outcome ?? "ok" }));
     for (const claim of new Set(claims)) m.forget(claim);
     const before = await storeSnapshot(r);
+    const jobs = await jobsBefore(r);
+    const decided = decideInOrder(
+      jobs,
+      finishes.map((finish) => finishItem(r, m.now, finish)),
+    );
     const accepted = await r.queue.finishMany(finishes);
     const expected: boolean[] = [];
     for (const { id, token, outcome } of finishes) {
@@ -54,6 +60,7 @@ export class FinishManyCommand implements JobsCommand {
     if (!expected.includes(true)) {
       modelEqual("b J4", "a finishMany that accepted nothing changed the store", await storeSnapshot(r), before);
     }
+    await checkDecided(r, "finishMany", jobs, decided);
     await checkInvariants(m, r);
   }
 

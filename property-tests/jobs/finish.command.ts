@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import type { FinishOutcome } from "@verq/core";
+import { checkDecided, decideInOrder, finishItem, jobsBefore } from "./check-decided.ts";
 import { checkFinish } from "./check-finish.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import type { JobsCommand } from "./jobs-command.ts";
@@ -34,7 +35,10 @@ export class FinishCommand implements JobsCommand {
     const claim = m.held[this.pick % m.held.length];
     if (claim === undefined) throw new Error("FinishCommand ran without a held claim");
     m.forget(claim);
+    const jobs = await jobsBefore(r);
+    const expected = decideInOrder(jobs, [finishItem(r, m.now, { id: claim.id, token: claim.token, outcome: this.outcome })]);
     await checkFinish(m, r, claim.id, claim.token, this.outcome);
+    await checkDecided(r, "finish", jobs, expected);
     await checkInvariants(m, r);
   }
 

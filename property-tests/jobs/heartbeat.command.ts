@@ -1,4 +1,6 @@
 import fc from "fast-check";
+import { jobCommands } from "@verq/core";
+import { checkDecided, decideInOrder, jobsBefore } from "./check-decided.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import type { JobsCommand } from "./jobs-command.ts";
 import type { JobsModel } from "./jobs-model.ts";
@@ -33,11 +35,14 @@ export class HeartbeatCommand implements JobsCommand {
     const job = m.job(claim.id);
     const held = job.state === "leased" && job.token === claim.token && job.leaseUntil !== null && m.now < job.leaseUntil;
     const before = await storeSnapshot(r);
+    const jobs = await jobsBefore(r);
     const extended = await r.queue.heartbeat(claim.id, claim.token, this.leaseMs);
     const call = `heartbeat(${claim.id}, token ${claim.token}) at ${m.now}; job ${job.state}, token ${job.token}, lease until ${job.leaseUntil}`;
     if (extended !== held) modelFail("heartbeat", `${call} returned ${extended}`);
     if (extended) m.jobs.set(claim.id, m.heartbeated(job, this.leaseMs));
     else modelEqual("heartbeat", `refused ${call} changed the store`, await storeSnapshot(r), before);
+    const command = jobCommands.heartbeat({ token: claim.token, leaseMs: this.leaseMs, now: m.now });
+    await checkDecided(r, "heartbeat", jobs, decideInOrder(jobs, [{ id: claim.id, command: () => command }]));
     await checkInvariants(m, r);
   }
 

@@ -40,6 +40,10 @@ export class JobsModel {
   readonly acceptedFinishes = new Set<string>();
   held: HeldClaim[] = [];
   lastRedrive: ModelRedrive | null = null;
+  /** Each job's deadline window at its enqueue: a redrive without a deadline gives it again (J6). */
+  readonly windows = new Map<string, number>();
+  /** When each accepted redrive happened, for the rate limit (J7). */
+  readonly redriveTimes: number[] = [];
 
   constructor(now: number) {
     this.now = now;
@@ -173,6 +177,11 @@ export class JobsModel {
       updatedAt: this.now,
       version: job.version + 1,
     };
+  }
+
+  /** J7: the redrives at or after `now - windowMs + 1`, as the queue counts them. */
+  recentRedrives(windowMs: number): number {
+    return this.redriveTimes.filter((at) => at >= this.now - windowMs + 1).length;
   }
 
   forget(claim: HeldClaim): void {

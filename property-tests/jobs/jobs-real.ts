@@ -1,4 +1,4 @@
-import { ManualClock, seededRng, type JobDecider } from "@verq/core";
+import { ManualClock, seededRng, type JobDecider, type Rng } from "@verq/core";
 import { JobQueue, openStore, type VerqStore } from "@verq/store";
 import { withJobDecider } from "@verq/store/internal";
 import { MODEL_BACKOFF } from "./jobs-model.ts";
@@ -8,14 +8,22 @@ export interface JobsReal {
   readonly store: VerqStore;
   readonly queue: JobQueue;
   readonly clock: ManualClock;
+  /** A twin of the queue's jitter source (same seed), drawn in step with it: one draw per finish, in input order. */
+  readonly twin: Rng;
 }
 
 /** Where the manual clock starts. */
 export const MODEL_START_MS = 1_700_000_000_000;
 
 /**
+ * The redrive rate limit of the queue under test: one per 100 ms, so that a second redrive
+ * soon after the first is refused (J7) often enough to be seen.
+ */
+export const MODEL_REDRIVE_LIMIT = { max: 1, windowMs: 100 } as const;
+
+/**
  * Opens a fresh store and a queue over it. `decider` is the mutation-test seam (the real
- * machine when omitted); the redrive rate limit is lifted so that it never masks a refusal.
+ * machine when omitted).
  */
 export async function createJobsReal(options: { rngSeed: number; decider?: JobDecider }): Promise<JobsReal> {
   const store = await openStore({ path: ":memory:" });
@@ -23,9 +31,9 @@ export async function createJobsReal(options: { rngSeed: number; decider?: JobDe
   const queue = new JobQueue(
     store,
     withJobDecider(
-      { clock, rng: seededRng(options.rngSeed), backoff: MODEL_BACKOFF, redriveLimit: { max: 1_000_000, windowMs: 1 } },
+      { clock, rng: seededRng(options.rngSeed), backoff: MODEL_BACKOFF, redriveLimit: MODEL_REDRIVE_LIMIT },
       options.decider,
     ),
   );
-  return { store, queue, clock };
+  return { store, queue, clock, twin: seededRng(options.rngSeed) };
 }

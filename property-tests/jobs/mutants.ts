@@ -77,7 +77,9 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
   "heartbeat revives an expired lease": createJobDecider(jobMachine.provide({ guards: { leaseHeld: () => true } })),
   /**
    * J4 broken: the deadline is checked before the attempt budget.
-   * Caught as: enqueue(max=1, deadline=+1) → claim → finish(retry): "reason expected exhausted, got deadline".
+   * Caught as: enqueue(max=1, deadline=+1) → claim → finish(retry): "reason expected exhausted, got deadline",
+   * or first by the decided check: "[decided finish] finish appended [job.died … deadline …]; the
+   * machine decides [job.died … exhausted …]".
    */
   "deadline checked before the budget": createJobDecider(
     jobMachine.provide({
@@ -88,4 +90,17 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
       },
     }),
   ),
+  /**
+   * J2 broken: an enqueue of an existing job with another payload is taken for a repeat (a no-op
+   * answered `created: false`) instead of a conflict, so different work under one id is lost.
+   * Caught as: enqueue(job-a, AxN) → enqueue(job-a, BxN): "[J2 conflict] expected
+   * VERQ_ENQUEUE_CONFLICT, but it returned {"created":false,…}".
+   */
+  "enqueue accepts a conflicting payload": createJobDecider(jobMachine.provide({ guards: { samePayload: () => true } })),
+  /**
+   * J7 broken: a redrive ignores the rate limit, so a recovery can re-create the overload.
+   * Caught as: two dead jobs (or one that died again) redriven within MODEL_REDRIVE_LIMIT's
+   * window: "[J6 VERQ_REDRIVE_RATE_LIMITED] expected VERQ_REDRIVE_RATE_LIMITED, but it returned {…}".
+   */
+  "redrive ignores the rate limit": createJobDecider(jobMachine.provide({ guards: { redriveLimitReached: () => false } })),
 };

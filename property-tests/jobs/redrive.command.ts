@@ -1,10 +1,11 @@
 import fc from "fast-check";
-import type { VerqErrorCode } from "@verq/core";
+import { jobCommands, type VerqErrorCode } from "@verq/core";
+import { checkDecided, decideInOrder, jobsBefore } from "./check-decided.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import { expectVerqError } from "./expect-verq-error.ts";
 import type { JobsCommand } from "./jobs-command.ts";
 import { JOB_IDS, type JobsModel } from "./jobs-model.ts";
-import type { JobsReal } from "./jobs-real.ts";
+import { MODEL_REDRIVE_LIMIT, type JobsReal } from "./jobs-real.ts";
 import { modelEqual } from "./model-assert.ts";
 import { storeSnapshot } from "./store-snapshot.ts";
 
@@ -14,18 +15,21 @@ const VALID_NOTES = ["OPS-1", "INC#42", "JIRA:PAY-77"] as const;
 const INVALID_NOTES = ["fixed it", "", "OPS-1\nDROP", "Müller-1"] as const;
 
 /**
- * J6: an operator redrives a job with a note and a deadline `deadlineInMs` after now. The job is
- * `target`: a business id (often not dead), or an index into the dead jobs. Only a dead
- * job is redriven (`VERQ_NOT_DEAD` otherwise), only with a ticket-id note (`VERQ_INVALID_NOTE`)
- * and a future deadline (`VERQ_INVALID_DEADLINE`); a refusal changes nothing. An accepted redrive
- * returns its audit record and makes the job pending with attempts 0, keeping the token.
+ * J6: an operator redrives a job with a note and a deadline `deadlineInMs` after now, or none
+ * (`null`: the job's original window again, from now). The job is `target`: a business id
+ * (often not dead), or an index into the dead jobs. Only a dead job is redriven (`VERQ_NOT_DEAD`
+ * otherwise), only with a ticket-id note (`VERQ_INVALID_NOTE`), a future deadline
+ * (`VERQ_INVALID_DEADLINE`) and below the rate limit (J7: `VERQ_REDRIVE_RATE_LIMITED` once the
+ * window's redrives reach {@link MODEL_REDRIVE_LIMIT}), checked in that order; a refusal changes
+ * nothing. An accepted redrive returns its audit record and makes the job pending with attempts
+ * 0, keeping the token.
  */
 export class RedriveCommand implements JobsCommand {
   constructor(
     readonly target: string | { readonly dead: number },
     readonly note: string,
     readonly noteIsValid: boolean,
-    readonly deadlineInMs: number,
+    readonly deadlineInMs: number | null,
   ) {}
 
   static arbitrary(): fc.Arbitrary<JobsCommand> {
@@ -36,6 +40,7 @@ export class RedriveCommand implements JobsCommand {
     const deadlineInMs = fc.oneof(
       { weight: 1, arbitrary: fc.constant(0) },
       { weight: 5, arbitrary: fc.integer({ min: 1, max: 250 }) },
+      { weight: 2, arbitrary: fc.constant(null) },
     );
     const target = fc.oneof(
       { weight: 2, arbitrary: fc.nat({ max: 7 }).map((dead) => ({ dead })) },
@@ -64,7 +69,18 @@ export class RedriveCommand implements JobsCommand {
     const id = this.id(m);
     if (id === null) throw new Error("RedriveCommand ran without a target");
     const job = m.jobs.get(id);
-    const deadline = m.now + this.deadlineInMs;
+    const deadline = m.now + (this.deadlineInMs ?? m.windows.get(id) ?? 0);
+    const options = this.deadlineInMs === null ? { note: this.note } : { note: this.note, deadline };
+    const recentRedrives = m.recentRedrives(MODEL_REDRIVE_LIMIT.windowMs);
+    const jobs = await jobsBefore(r);
+    const command = jobCommands.redrive({
+      note: this.note,
+      deadline: this.deadlineInMs === null ? null : deadline,
+      recentRedrives,
+      limit: MODEL_REDRIVE_LIMIT,
+      originalWindowMs: m.windows.get(id) ?? 0,
+      now: m.now,
+    });
     const refusal: VerqErrorCode | null =
       job === undefined
         ? "VERQ_UNKNOWN_JOB"
@@ -72,29 +88,32 @@ export class RedriveCommand implements JobsCommand {
           ? "VERQ_NOT_DEAD"
           : !this.noteIsValid
             ? "VERQ_INVALID_NOTE"
-            : this.deadlineInMs <= 0
+            : deadline <= m.now
               ? "VERQ_INVALID_DEADLINE"
-              : null;
+              : recentRedrives >= MODEL_REDRIVE_LIMIT.max
+                ? "VERQ_REDRIVE_RATE_LIMITED"
+                : null;
     if (job === undefined || refusal !== null) {
       const before = await storeSnapshot(r);
-      await expectVerqError(`J6 ${refusal}`, refusal ?? "VERQ_UNKNOWN_JOB", () =>
-        r.queue.redrive(id, { note: this.note, deadline }),
-      );
+      await expectVerqError(`J6 ${refusal}`, refusal ?? "VERQ_UNKNOWN_JOB", () => r.queue.redrive(id, options));
       modelEqual("J6 refusal", `a redrive refused as ${refusal} changed the store`, await storeSnapshot(r), before);
     } else {
-      const record = await r.queue.redrive(id, { note: this.note, deadline });
+      const record = await r.queue.redrive(id, options);
       const audit = { jobId: id, previousToken: job.token, at: m.now, note: this.note };
       modelEqual("J6 redrive", `audit record of the redrive of ${id}`, record, { ...audit, deadline });
       const token = (await r.queue.get(id))?.token;
       modelEqual("a tokens", `token of ${id} after a redrive (it is never reset)`, token, job.token);
       m.jobs.set(id, m.redriven(job, deadline));
       m.lastRedrive = audit;
+      m.redriveTimes.push(m.now);
     }
+    await checkDecided(r, "redrive", jobs, decideInOrder(jobs, [{ id, command: () => command }]));
     await checkInvariants(m, r);
   }
 
   toString(): string {
     const target = typeof this.target === "string" ? this.target : `dead#${this.target.dead}`;
-    return `redrive(${target}, ${JSON.stringify(this.note)}, deadline=+${this.deadlineInMs})`;
+    const deadline = this.deadlineInMs === null ? "original window" : `+${this.deadlineInMs}`;
+    return `redrive(${target}, ${JSON.stringify(this.note)}, deadline=${deadline})`;
   }
 }
