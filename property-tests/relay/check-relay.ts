@@ -19,7 +19,7 @@ const amountOf = (text: string) => (JSON.parse(text) as { amount?: unknown }).am
  *   UNKNOWN/FAILED, an E422 for the claimed payload (G3);
  * - `[ledger]` the ledger disagrees with the core: DONE without a processing, FAILED although
  *   processed, an entry lost, an UNKNOWN left after a reliable resolve (G5, G8);
- * - `[purge]` an entry purged that was not DONE (G7);
+ * - `[purge]` an entry purged that was not DONE, or younger than the retention (G7);
  * - `[rebuild]` the `ledger` projection is not the fold of its events.
  */
 export async function checkRelay(world: RelayWorld): Promise<void> {
@@ -29,7 +29,22 @@ export async function checkRelay(world: RelayWorld): Promise<void> {
     const received = history.get(guid)?.find((e) => e.type === "guid.received");
     return (received?.data as { fingerprint?: string } | undefined)?.fingerprint;
   };
-  const purged = new Set((await world.ledger.purges()).flatMap((e) => e.data.guids));
+  const audit = await world.ledger.purges();
+  const purged = new Set(audit.flatMap((e) => e.data.guids));
+
+  // G7: a purge deletes only entries last changed at least the retention before it.
+  for (const { position, data } of audit) {
+    for (const guid of data.guids) {
+      const earlier = (history.get(guid) ?? []).filter((e) => e.position < position);
+      const stream = earlier.slice(earlier.findLastIndex((e) => e.type === "guid.received"));
+      const last = stream.at(-1);
+      if (last !== undefined && data.at - last.at < data.retentionMs)
+        fail(
+          "purge",
+          `${guid} was purged ${data.at - last.at} ms after its last change, within the retention of ${data.retentionMs} ms`,
+        );
+    }
+  }
 
   // At most once: per GUID, and per transfer (each GUID's amount is its own in these runs).
   const byAmount = new Map<unknown, string[]>();

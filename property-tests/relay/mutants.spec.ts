@@ -13,6 +13,7 @@ describe("the relay property catches broken relays", () => {
     ["resolve ignores the min age", /\[(at-most-once|ledger)\]/],
     ["reprocess takes UNKNOWN", /\[at-most-once\]/],
     ["reprocess under a new GUID", /\[(same-guid|at-most-once)\]/],
+    ["purge ignores retention", /\[purge\]/],
     ["purge deletes UNKNOWN", /\[(purge|ledger)\]/],
   ] as const)("mutant %s is caught", async (name, tag) => {
     const variant = relayMutants[name];

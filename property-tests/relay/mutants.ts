@@ -6,12 +6,12 @@ import {
   guidMachine,
   type GuidCommand,
   type GuidDecider,
+  type GuidEntry,
   type GuidEvent,
   type GuidRefusal,
-  type LedgerEntry,
 } from "@verq/core";
 import type { RelayService } from "@verq/adapters";
-import { claimGuid, selectGuidEntry, type GuidClaimer } from "@verq/store/internal";
+import { commitGuidCreation, selectGuidEntry, type GuidClaimer } from "@verq/store/internal";
 import type { RelayVariant } from "./relay-world.ts";
 
 /**
@@ -22,7 +22,7 @@ import type { RelayVariant } from "./relay-world.ts";
  * check would stop it before the property does.)
  */
 function machineAccepting(
-  accept: (entry: LedgerEntry, command: GuidCommand, refusal: GuidRefusal) => GuidEvent | null,
+  accept: (entry: GuidEntry, command: GuidCommand, refusal: GuidRefusal) => GuidEvent | null,
 ): GuidDecider {
   return (entry, ...commands) => {
     const real = decideGuid(entry, ...commands);
@@ -35,17 +35,15 @@ function machineAccepting(
 }
 
 /**
- * Claim by lookup, then insert: "it is not there, so it is mine". The insert is still an
- * insert-or-nothing, but its affected-row count is ignored.
+ * Claim by lookup, then insert: "it is not there, so it is mine". The creation is still the one
+ * the machine decided and its commit still an insert-or-nothing, but whether it inserted is
+ * ignored.
  */
-const lookupThenInsert: GuidClaimer = async (store, input, clock) => {
-  if ((await selectGuidEntry(store.db, input.guid)) !== null) return null;
-  return store.transaction(async (trx) => {
-    const event = guidEvents.received({ ...input, at: clock.now() });
-    const entry = evolveGuid(null, event);
-    await claimGuid(trx, store.dialect, entry, event); // the count that should decide the owner, ignored
-    return entry;
-  });
+const lookupThenInsert: GuidClaimer = async (store, creation) => {
+  if ((await selectGuidEntry(store.db, creation.after.guid)) !== null) return false;
+  // The affected rows that should decide the owner, ignored.
+  await store.transaction((trx) => commitGuidCreation(trx, store.dialect, creation));
+  return true;
 };
 
 /**
@@ -117,6 +115,17 @@ export const relayMutants: Readonly<Record<string, RelayVariant>> = {
    * processed 2 times").
    */
   "reprocess under a new GUID": { reprocess: reprocessUnderNewGuid },
+  /**
+   * G7 broken: purge ignores the retention (the machine's `olderThanRetention` guard always
+   * holds), so a DONE entry is purged however young.
+   * Caught as: send g0 (answered: DONE); in the next phase, at the same time, purge and a
+   * resend of g0 within the channel's window: the young DONE entry is purged and the resend is
+   * claimed and processed as new: "[purge] g0 was purged 0 ms after its last change, within the
+   * retention of 6000 ms" (and the core processed g0 twice).
+   */
+  "purge ignores retention": {
+    decider: createGuidDecider(guidMachine.provide({ guards: { olderThanRetention: () => true } })),
+  },
   /**
    * G7 broken: purge deletes UNKNOWN entries older than the retention too.
    * Caught as: send g0, an invalid core answer (UNKNOWN); the clock moves past the retention;

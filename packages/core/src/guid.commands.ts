@@ -6,6 +6,22 @@ import type { CoreOutcome, InquiryAnswer } from "./guid.answer.ts";
  */
 
 /**
+ * The channel's first request for a GUID whose stream has no events (SPEC G4): NEW → RECEIVED,
+ * the stream's first event, decided from the GUID's blank (`newGuidEntry`) before the one
+ * insert-or-nothing that claims it. Refused as `invalid-guid` for a GUID that does not satisfy
+ * `GUID_PATTERN`, as `stream-id-mismatch` for another GUID than the stream's, and as
+ * `already-received` once the stream exists (a known GUID is a `guid.repeat`).
+ */
+export interface ReceiveCommand {
+  readonly type: "guid.receive";
+  readonly guid: string;
+  /** The channel's request exactly as received. */
+  readonly request: string;
+  /** `sha256:<hex>` of the request's canonical JSON (see `fingerprintRequest`). */
+  readonly fingerprint: string;
+  readonly now: number;
+}
+/**
  * The claimer hands a RECEIVED entry to the core: RECEIVED → SENT (attempt 1), decided before
  * the call (SPEC G4). Refused as `not-received` in any other state, e.g. once the recovery
  * sweep moved the entry on: then the core must not be called.
@@ -81,8 +97,10 @@ export interface RecoverCommand {
 /**
  * The retention purge of a DONE entry (G7). Accepted only for DONE, only when
  * `retentionMs > resendWindowMs` (else `retention-too-short`) and only once the entry is at
- * least `retentionMs` old (else `too-young`); any other state is refused as `not-done`, so
- * UNKNOWN and FAILED are never deleted by age. Its `guid.purged` event is never stored.
+ * least `retentionMs` old (else `too-young`); any other state is refused in the same order,
+ * finally as `not-done`, so UNKNOWN and FAILED are never deleted by age. Its `guid.purged`
+ * event is appended with the version check and deleted with the stream in one transaction, so
+ * it is never seen stored.
  */
 export interface PurgeCommand {
   readonly type: "guid.purge";
@@ -95,10 +113,18 @@ export interface PurgeCommand {
 
 /** Everything the relay and its operators may ask of a ledger entry; each is decided by `guidMachine`. */
 export type GuidCommand =
-  SendCommand | RepeatCommand | RecordCommand | ResolveCommand | ReprocessCommand | RecoverCommand | PurgeCommand;
+  | ReceiveCommand
+  | SendCommand
+  | RepeatCommand
+  | RecordCommand
+  | ResolveCommand
+  | ReprocessCommand
+  | RecoverCommand
+  | PurgeCommand;
 
 /** Typed creators: the only place command type strings are spelled. */
 export const guidCommands = {
+  receive: (c: Omit<ReceiveCommand, "type">): ReceiveCommand => ({ type: "guid.receive", ...c }),
   send: (c: Omit<SendCommand, "type">): SendCommand => ({ type: "guid.send", ...c }),
   repeat: (c: Omit<RepeatCommand, "type">): RepeatCommand => ({ type: "guid.repeat", ...c }),
   record: (c: Omit<RecordCommand, "type">): RecordCommand => ({ type: "guid.record", ...c }),

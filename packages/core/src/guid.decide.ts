@@ -1,17 +1,22 @@
-import { createMachineDecider, type Decider, type Decision } from "./decider.ts";
+import { createMachineDecider, type Decision } from "./decider.ts";
 import type { GuidCommand } from "./guid.commands.ts";
 import type { GuidEvent } from "./guid.events.ts";
 import { guidMachine, type GuidMachine, type GuidRefusal } from "./guid.machine.ts";
-import type { LedgerEntry } from "./guid.types.ts";
+import { newGuidEntry, type GuidEntry, type LedgerEntry } from "./guid.types.ts";
 
 /**
- * What the guid machine decided: the events and the entry they fold to, or a refusal (for a
- * channel repeat, the refusal is the answer: see {@link GuidRefusal}). See {@link Decision}.
+ * What the guid machine decided: the events and the entry they fold to (never NEW: an accepted
+ * command writes at least one event), or a refusal (for a channel repeat, the refusal is the
+ * answer: see {@link GuidRefusal}). See {@link Decision}.
  */
 export type GuidDecision = Decision<LedgerEntry, GuidEvent, GuidRefusal, GuidCommand["type"]>;
 
-/** Decides commands against one ledger entry through the guid machine (see {@link Decider}). */
-export type GuidDecider = Decider<LedgerEntry, GuidCommand, GuidEvent, GuidRefusal>;
+/**
+ * Decides commands against one GUID's entry, or its blank before the first event (see
+ * {@link newGuidEntry}), through the guid machine: every command accepted, or the first refusal
+ * and nothing (see `Decider`).
+ */
+export type GuidDecider = (entry: GuidEntry, ...commands: readonly GuidCommand[]) => GuidDecision;
 
 /**
  * Builds a decider over `machine` (the real {@link guidMachine} unless a test passes a variant
@@ -19,21 +24,18 @@ export type GuidDecider = Decider<LedgerEntry, GuidCommand, GuidEvent, GuidRefus
  * which also checks that the entry the events fold to is in the state the machine ended in.
  */
 export function createGuidDecider(machine: GuidMachine = guidMachine): GuidDecider {
-  return createMachineDecider({ machine, field: "entry", placeholder: placeholderEntry }, "unhandled");
+  const decide = createMachineDecider<GuidMachine, GuidEntry>(
+    { machine, field: "entry", placeholder: newGuidEntry("placeholder") },
+    "unhandled",
+  );
+  return (entry, ...commands) => {
+    const decision = decide(entry, ...commands);
+    if (!decision.accepted) return decision;
+    const { after, events } = decision;
+    if (after.state === "NEW") throw new Error(`nothing was decided for guid ${entry.guid}, which has no events`);
+    return { accepted: true, after, events };
+  };
 }
-
-const placeholderEntry: LedgerEntry = {
-  guid: "placeholder",
-  state: "RECEIVED",
-  code: "E903",
-  request: "{}",
-  response: null,
-  fingerprint: "",
-  attempts: 0,
-  createdAt: 0,
-  updatedAt: 0,
-  version: 1,
-};
 
 /**
  * The decider over the real guid machine, which the ledger uses unless a test passes a variant.
@@ -41,5 +43,7 @@ const placeholderEntry: LedgerEntry = {
  * @example
  * const decision = decideGuid(entry, guidCommands.repeat({ fingerprint, maxAttempts: 3, now }));
  * // DONE with the same fingerprint: { accepted: false, refusal: "replay" } → answer entry.response
+ * const claim = decideGuid(newGuidEntry(guid), guidCommands.receive({ guid, request, fingerprint, now }));
+ * // { accepted: true, events: [guid.received], after: the RECEIVED entry }, or { accepted: false, refusal: "invalid-guid" }
  */
 export const decideGuid: GuidDecider = createGuidDecider();

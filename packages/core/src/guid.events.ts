@@ -11,10 +11,9 @@ export const LEDGER_AUDIT_ID = "purges";
 export type SendReason = "claim" | "channel" | "reprocess";
 
 /**
- * A new GUID claimed (SPEC G4): the first event of its stream, written by the one
- * insert-or-nothing of the claim, in the same transaction as the new RECEIVED row; whoever
- * inserted owns the GUID. Not decided by the machine: `evolveGuid(null, received)` creates the
- * entry.
+ * A new GUID claimed (SPEC G4): the first event of its stream, decided by the guid machine from
+ * the GUID's blank (NEW → RECEIVED, `guid.receive`) and written by the one insert-or-nothing of
+ * the claim, in the same transaction as the new RECEIVED row; whoever inserted owns the GUID.
  */
 export interface GuidReceived {
   readonly type: "guid.received";
@@ -78,8 +77,9 @@ export interface GuidFailed {
   readonly data: { readonly reason: "not-sent" | "not-found" | "recovered"; readonly at: number };
 }
 /**
- * The purge decision for one DONE entry. It is never appended to the GUID's stream (the
- * stream is deleted); the store writes a {@link LedgerPurged} audit event instead.
+ * The purge decision for one DONE entry. It is appended with the version check (nobody moved
+ * the entry since it was decided) and deleted with the whole stream in the same transaction, so
+ * it is never seen stored; the store writes a {@link LedgerPurged} audit event instead.
  */
 export interface GuidPurged {
   readonly type: "guid.purged";

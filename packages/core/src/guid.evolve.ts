@@ -1,17 +1,19 @@
 import { GUID_CODES } from "./guid.codes.ts";
 import type { GuidEvent } from "./guid.events.ts";
-import type { LedgerEntry } from "./guid.types.ts";
+import { newGuidEntry, type GuidEntry, type LedgerEntry } from "./guid.types.ts";
 
 /**
- * Folds one event into a ledger entry. Pure. `evolveGuid(null, received)` creates the entry;
- * every other event needs the entry it applies to, and both mistakes throw. Each event adds 1
- * to `version` and sets `updatedAt` to its `at`. The `ledger` row is, by definition, the
- * fold of the GUID's stream. The `code` column follows the state: `E903` while RECEIVED or
- * SENT, the core's code when DONE, `E901` when UNKNOWN, `E902` when FAILED.
+ * Folds one event into a ledger entry. Pure. `guid.received` creates the entry from the GUID's
+ * blank ({@link newGuidEntry}, state `NEW`); every other event needs the entry it applies to, and
+ * both mistakes throw. It does not check that the move is allowed (that is the machine's job,
+ * before the event exists). Each event adds 1 to `version` and sets `updatedAt` to its `at`.
+ * The `ledger` row is, by definition, the fold of the GUID's stream. The `code` column follows
+ * the state: `E903` while RECEIVED or SENT, the core's code when DONE, `E901` when UNKNOWN,
+ * `E902` when FAILED.
  */
-export function evolveGuid(entry: LedgerEntry | null, event: GuidEvent): LedgerEntry {
+export function evolveGuid(entry: GuidEntry, event: GuidEvent): LedgerEntry {
   if (event.type === "guid.received") {
-    if (entry !== null) throw new Error(`guid ${entry.guid} is already received`);
+    if (entry.state !== "NEW") throw new Error(`guid ${entry.guid} is already received`);
     const d = event.data;
     return {
       guid: d.guid,
@@ -26,7 +28,7 @@ export function evolveGuid(entry: LedgerEntry | null, event: GuidEvent): LedgerE
       version: 1,
     };
   }
-  if (entry === null) throw new Error(`${event.type} before guid.received`);
+  if (entry.state === "NEW") throw new Error(`${event.type} before guid.received`);
   const base = { ...entry, updatedAt: event.data.at, version: entry.version + 1 };
   switch (event.type) {
     case "guid.sent":
@@ -45,7 +47,7 @@ export function evolveGuid(entry: LedgerEntry | null, event: GuidEvent): LedgerE
 
 /** The fold of a whole stream, in version order; `null` for an empty one. Throws as {@link evolveGuid} does. */
 export function foldGuid(events: readonly GuidEvent[]): LedgerEntry | null {
-  let entry: LedgerEntry | null = null;
+  let entry: GuidEntry = newGuidEntry("");
   for (const event of events) entry = evolveGuid(entry, event);
-  return entry;
+  return entry.state === "NEW" ? null : entry;
 }

@@ -2,20 +2,28 @@ import { assign, not, setup } from "xstate";
 import type { GuidCommand } from "./guid.commands.ts";
 import { evolveGuid } from "./guid.evolve.ts";
 import { guidEvents, type GuidEvent, type GuidFailed, type GuidUnknown, type SendReason } from "./guid.events.ts";
+import { isValidGuid } from "./guid.input.ts";
 import { isOldEnough, retentionCoversResendWindow } from "./guid.rules.ts";
-import type { LedgerEntry } from "./guid.types.ts";
+import type { GuidEntry } from "./guid.types.ts";
 
 /**
  * Why the machine refused a command. Refusals are data (the machine stays where it was and no
  * event is emitted). For a channel repeat (`guid.repeat`) the refusal is the answer:
  * `replay` → the stored response, `in-progress` → E903, `outcome-unknown` → E901,
- * `attempts-exhausted` → E902, `payload-mismatch` → E422. The others refuse a move of the
- * relay or an operator: `not-received` (send), `not-in-flight` (record, recover),
+ * `attempts-exhausted` → E902, `payload-mismatch` → E422. A first receipt is refused as
+ * `invalid-guid` (not a GUID), `stream-id-mismatch` (another GUID than the stream's) or
+ * `already-received` (the stream exists); any other command for a GUID with no events as
+ * `unknown-guid`. The others refuse a move of the relay or an operator: `not-received` (send), `not-in-flight` (record, recover),
  * `stale-attempt` (a record for an earlier attempt), `too-young` (resolve, recover, purge
- * before their age), `not-unknown` (resolve), `not-failed` (reprocess), `not-done` (purge),
+ * before their age), `not-unknown` (resolve), `not-failed` (reprocess), `not-done` (purge of
+ * an entry older than the retention in another state than DONE),
  * `retention-too-short` (purge, SPEC G7), and `unhandled` (no transition took the command).
  */
 export type GuidRefusal =
+  | "invalid-guid"
+  | "stream-id-mismatch"
+  | "already-received"
+  | "unknown-guid"
   | "payload-mismatch"
   | "in-progress"
   | "replay"
@@ -31,9 +39,9 @@ export type GuidRefusal =
   | "retention-too-short"
   | "unhandled";
 
-/** The machine's context: the entry, the events a transition emitted, and a refusal if any. */
+/** The machine's context: the entry (NEW before its first event), the events a transition emitted, and a refusal if any. */
 export interface GuidMachineContext {
-  readonly entry: LedgerEntry;
+  readonly entry: GuidEntry;
   readonly emitted: readonly GuidEvent[];
   readonly refusal: GuidRefusal | null;
 }
@@ -44,12 +52,15 @@ const record = (context: GuidMachineContext, event: GuidEvent): Partial<GuidMach
 });
 
 /**
- * The GUID lifecycle of the idempotency ledger (SPEC G3–G7, DESIGN "Machines"):
+ * The GUID lifecycle of the idempotency ledger (SPEC G3–G7, DESIGN "Machines"): NEW → RECEIVED
+ * by the channel's first receipt of a valid GUID under its own stream (the claim, SPEC G4);
  * RECEIVED → SENT → DONE | UNKNOWN | FAILED; UNKNOWN → DONE | FAILED only by the core's
  * inquiry, and only once older than the min age; FAILED → SENT by reprocess or a channel
  * resend, with the same GUID, below the attempt cap; RECEIVED → FAILED and SENT → UNKNOWN by
- * the recovery sweep; DONE purged once older than a retention longer than the resend window.
- * A repeat with another payload is refused in every state.
+ * the recovery sweep; DONE purged once older than a retention longer than the resend window
+ * (every purge is refused with a shorter retention, and every entry younger than the retention
+ * is refused as too young, whatever its state). A repeat with another payload is refused in
+ * every state.
  *
  * Guards carry every rule; actions only assign: each appends the event it stands for to
  * `context.emitted` and folds it into `context.entry` with {@link evolveGuid}. No side effects:
@@ -59,9 +70,13 @@ export const guidMachine = setup({
   types: {
     context: {} as GuidMachineContext,
     events: {} as GuidCommand,
-    input: {} as LedgerEntry,
+    input: {} as GuidEntry,
   },
   guards: {
+    // The id rule (GUID_PATTERN): a GUID is safe in a URL path, a log line and a file name.
+    validGuid: ({ event }) => event.type === "guid.receive" && isValidGuid(event.guid),
+    // A stream is named after its GUID: the receipt of another GUID cannot create it.
+    guidNamesStream: ({ context, event }) => event.type === "guid.receive" && event.guid === context.entry.guid,
     payloadDiffers: ({ context, event }) => event.type === "guid.repeat" && event.fingerprint !== context.entry.fingerprint,
     belowAttemptCap: ({ context, event }) =>
       (event.type === "guid.repeat" || event.type === "guid.reprocess") && context.entry.attempts < event.maxAttempts,
@@ -80,6 +95,11 @@ export const guidMachine = setup({
   },
   actions: {
     refuse: assign((_, params: { refusal: GuidRefusal }) => ({ refusal: params.refusal })),
+    receive: assign(({ context, event }) => {
+      if (event.type !== "guid.receive") return {};
+      const { guid, request, fingerprint, now } = event;
+      return record(context, guidEvents.received({ guid, request, fingerprint, at: now }));
+    }),
     send: assign(({ context, event }, params: { by: SendReason }) =>
       record(context, guidEvents.sent({ attempt: context.entry.attempts + 1, by: params.by, at: event.now })),
     ),
@@ -117,17 +137,40 @@ export const guidMachine = setup({
 }).createMachine({
   id: "guid",
   context: ({ input }) => ({ entry: input, emitted: [], refusal: null }),
-  initial: "RECEIVED",
+  initial: "NEW",
   // Fallbacks: a command that no state below accepts is refused, as data.
   on: {
+    "guid.receive": { actions: { type: "refuse", params: { refusal: "already-received" } } },
     "guid.send": { actions: { type: "refuse", params: { refusal: "not-received" } } },
     "guid.record": { actions: { type: "refuse", params: { refusal: "not-in-flight" } } },
     "guid.resolve": { actions: { type: "refuse", params: { refusal: "not-unknown" } } },
     "guid.reprocess": { actions: { type: "refuse", params: { refusal: "not-failed" } } },
     "guid.recover": { actions: { type: "refuse", params: { refusal: "not-in-flight" } } },
-    "guid.purge": { actions: { type: "refuse", params: { refusal: "not-done" } } },
+    // SPEC G7 in every state, in one order: the retention first, then the age, then the state.
+    "guid.purge": [
+      { guard: not("retentionCoversResendWindow"), actions: { type: "refuse", params: { refusal: "retention-too-short" } } },
+      { guard: not("olderThanRetention"), actions: { type: "refuse", params: { refusal: "too-young" } } },
+      { actions: { type: "refuse", params: { refusal: "not-done" } } },
+    ],
   },
   states: {
+    // No events yet: the stream is created by the channel's first receipt; nothing else knows it.
+    NEW: {
+      on: {
+        "guid.receive": [
+          { guard: not("validGuid"), actions: { type: "refuse", params: { refusal: "invalid-guid" } } },
+          { guard: not("guidNamesStream"), actions: { type: "refuse", params: { refusal: "stream-id-mismatch" } } },
+          { target: "RECEIVED", actions: "receive" },
+        ],
+        "guid.send": { actions: { type: "refuse", params: { refusal: "unknown-guid" } } },
+        "guid.repeat": { actions: { type: "refuse", params: { refusal: "unknown-guid" } } },
+        "guid.record": { actions: { type: "refuse", params: { refusal: "unknown-guid" } } },
+        "guid.resolve": { actions: { type: "refuse", params: { refusal: "unknown-guid" } } },
+        "guid.reprocess": { actions: { type: "refuse", params: { refusal: "unknown-guid" } } },
+        "guid.recover": { actions: { type: "refuse", params: { refusal: "unknown-guid" } } },
+        "guid.purge": { actions: { type: "refuse", params: { refusal: "unknown-guid" } } },
+      },
+    },
     RECEIVED: {
       on: {
         "guid.send": { target: "SENT", actions: { type: "send", params: { by: "claim" } } },

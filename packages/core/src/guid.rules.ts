@@ -1,4 +1,4 @@
-import type { LedgerEntry } from "./guid.types.ts";
+import type { GuidEntry } from "./guid.types.ts";
 
 /**
  * True when `entry` was last changed at least `ms` ago. Every age rule of the ledger uses it:
@@ -6,7 +6,7 @@ import type { LedgerEntry } from "./guid.types.ts";
  * the entry is old enough: `--min-age` is the core's longest processing time, so at that
  * instant no earlier send can still be in flight.
  */
-export function isOldEnough(entry: LedgerEntry, now: number, ms: number): boolean {
+export function isOldEnough(entry: Pick<GuidEntry, "updatedAt">, now: number, ms: number): boolean {
   return now - entry.updatedAt >= ms;
 }
 

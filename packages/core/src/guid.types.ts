@@ -37,3 +37,31 @@ export interface LedgerEntry {
   /** Version of the GUID's event stream: the number of events applied. */
   readonly version: number;
 }
+
+/**
+ * A GUID whose stream has no events yet (state `NEW`, version 0): what the guid machine decides
+ * the channel's first receipt from, so that the creation of an entry is a guarded transition like
+ * every other. Never stored: the ledger holds no row for it.
+ */
+export interface NewGuidEntry extends Omit<LedgerEntry, "state"> {
+  readonly state: "NEW";
+}
+
+/** What the guid machine decides from: a ledger entry, or a GUID with no events yet. */
+export type GuidEntry = LedgerEntry | NewGuidEntry;
+
+/** The blank of `guid` before its first event (see {@link NewGuidEntry}). */
+export function newGuidEntry(guid: string): NewGuidEntry {
+  return {
+    guid,
+    state: "NEW",
+    code: "",
+    request: "",
+    response: null,
+    fingerprint: "",
+    attempts: 0,
+    createdAt: 0,
+    updatedAt: 0,
+    version: 0,
+  };
+}

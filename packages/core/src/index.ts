@@ -66,6 +66,7 @@ export {
   guidCommands,
   type GuidCommand,
   type PurgeCommand,
+  type ReceiveCommand,
   type RecordCommand,
   type RecoverCommand,
   type RepeatCommand,
@@ -92,7 +93,7 @@ export { fingerprintRequest } from "./guid.fingerprint.ts";
 export { GUID_MAX_LENGTH, GUID_PATTERN, isValidGuid } from "./guid.input.ts";
 export { guidMachine, type GuidMachine, type GuidMachineContext, type GuidRefusal } from "./guid.machine.ts";
 export { isOldEnough, retentionCoversResendWindow } from "./guid.rules.ts";
-export { GUID_STATES, type GuidState, type LedgerEntry } from "./guid.types.ts";
+export { GUID_STATES, newGuidEntry, type GuidEntry, type GuidState, type LedgerEntry, type NewGuidEntry } from "./guid.types.ts";
 export {
   messageCommands,
   type MessageCommand,

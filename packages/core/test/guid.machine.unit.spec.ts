@@ -9,11 +9,14 @@ import {
   guidEvents,
   guidCommands,
   guidMachine,
+  newGuidEntry,
   type GuidCommand,
   type GuidDecision,
+  type GuidEntry,
+  type GuidEvent,
   type LedgerEntry,
 } from "../src/index.ts";
-import { ANSWER, FINGERPRINT, entryIn, historyIn } from "./guid-fixtures.ts";
+import { ANSWER, FINGERPRINT, REQUEST, entryIn, historyIn } from "./guid-fixtures.ts";
 
 const accepted = (decision: GuidDecision): LedgerEntry => {
   if (!decision.accepted) throw new Error(`refused: ${decision.refusal}`);
@@ -30,6 +33,35 @@ const repeat = (entry: LedgerEntry, options: { fingerprint?: string; maxAttempts
     }),
   );
 const answered = { kind: "answered", code: "0000", response: ANSWER } as const;
+
+describe("guidMachine: the channel's first receipt creates the entry (SPEC G4)", () => {
+  const receive = (guid: string, stream = guid) =>
+    decideGuid(newGuidEntry(stream), guidCommands.receive({ guid, request: REQUEST, fingerprint: FINGERPRINT, now: 1_000 }));
+
+  it("G4: a GUID with no events and a valid GUID → RECEIVED, its stream's first event, exactly the entry the fold gives", () => {
+    const decision = receive("g-1");
+    expect(decision.accepted && decision.events).toEqual([
+      guidEvents.received({ guid: "g-1", request: REQUEST, fingerprint: FINGERPRINT, at: 1_000 }),
+    ]);
+    expect(accepted(decision)).toEqual(entryIn("RECEIVED"));
+  });
+
+  it("the id rule: a GUID that is not one is refused, and so is another GUID than the stream's", () => {
+    for (const bad of ["", "a b", "-g", "g/1", "é", "g".repeat(129)]) expect(refusal(receive(bad)), bad).toBe("invalid-guid");
+    expect(refusal(receive("g-1", "g-2"))).toBe("stream-id-mismatch");
+  });
+
+  it("a known GUID is not received again; a GUID with no events knows no other command", () => {
+    for (const state of GUID_STATES) {
+      const again = guidCommands.receive({ guid: "g-1", request: REQUEST, fingerprint: FINGERPRINT, now: 2_000 });
+      expect(refusal(decideGuid(entryIn(state), again)), state).toBe("already-received");
+    }
+    for (const command of commandsAt(1_000)) {
+      if (command.type === "guid.receive") continue;
+      expect(refusal(decideGuid(newGuidEntry("g-1"), command)), command.type).toBe("unknown-guid");
+    }
+  });
+});
 
 describe("guidMachine: what a repeated GUID gets (SPEC G3)", () => {
   it("G3: RECEIVED and SENT → in progress (E903), DONE → replay, UNKNOWN → outcome unknown (E901), all without a send", () => {
@@ -144,29 +176,28 @@ describe("guidMachine: resolve, reprocess, recover, purge (SPEC G5-G7)", () => {
       expect(refusal(purge(entryIn(state, { at: 0 }), 1_000_000)), state).toBe("not-done");
     }
   });
+
+  it("G7: in every state a purge refuses a short retention first, then an entry younger than the retention", () => {
+    for (const state of GUID_STATES) {
+      const entry = entryIn(state, { at: 0 });
+      const purge = (now: number, resendWindowMs: number) =>
+        decideGuid(entry, guidCommands.purge({ retentionMs: 1_000, resendWindowMs, now }));
+      expect(refusal(purge(1_000_000, 1_000)), state).toBe("retention-too-short");
+      expect(refusal(purge(999, 999)), state).toBe("too-young");
+    }
+  });
 });
 
 describe("guidMachine as a definition", () => {
-  const commands = (now: number): GuidCommand[] => [
-    guidCommands.send({ now }),
-    guidCommands.repeat({ fingerprint: FINGERPRINT, maxAttempts: 3, now }),
-    guidCommands.repeat({ fingerprint: "sha256:other", maxAttempts: 3, now }),
-    guidCommands.record({ attempt: 1, outcome: answered, now }),
-    guidCommands.record({ attempt: 1, outcome: { kind: "no-answer" }, now }),
-    guidCommands.record({ attempt: 1, outcome: { kind: "not-sent" }, now }),
-    guidCommands.resolve({ answer: { kind: "not-found" }, minAgeMs: 10, now }),
-    guidCommands.reprocess({ maxAttempts: 3, now }),
-    guidCommands.recover({ olderThanMs: 10, now }),
-    guidCommands.purge({ retentionMs: 10, resendWindowMs: 5, now }),
-  ];
+  const commands = commandsAt;
 
   it("in every state, every command is accepted with events that fold to the machine's new state, or refused with a reason", () => {
     const scope = inertScope();
     let acceptedCount = 0;
-    for (const state of GUID_STATES) {
+    for (const state of ["NEW", ...GUID_STATES] as const) {
       for (const command of commands(1_000)) {
-        const history = historyIn(state, { at: 0 });
-        const entry = entryIn(state, { at: 0 });
+        const history: GuidEvent[] = state === "NEW" ? [] : historyIn(state, { at: 0 });
+        const entry: GuidEntry = state === "NEW" ? newGuidEntry("g-1") : entryIn(state, { at: 0 });
         const decision = decideGuid(entry, command);
         const snapshot = guidMachine.resolveState({ value: state, context: { entry, emitted: [], refusal: null } });
         const next = guidMachine.transition(snapshot, command, scope);
@@ -184,7 +215,7 @@ describe("guidMachine as a definition", () => {
         expect(next.value, where).toBe(decision.after.state);
       }
     }
-    expect(acceptedCount).toBe(10);
+    expect(acceptedCount).toBe(11);
   });
 
   it("a variant decider built with provide() is used as given (the mutation seam)", () => {
@@ -217,9 +248,25 @@ describe("guidMachine as a definition", () => {
 
   it("exports a definition the visualizer can read", () => {
     const json = guidMachine.toJSON() as { states: Record<string, unknown> };
-    expect(Object.keys(json.states)).toEqual(["RECEIVED", "SENT", "DONE", "UNKNOWN", "FAILED"]);
+    expect(Object.keys(json.states)).toEqual(["NEW", "RECEIVED", "SENT", "DONE", "UNKNOWN", "FAILED"]);
   });
 });
+
+function commandsAt(now: number): GuidCommand[] {
+  return [
+    guidCommands.receive({ guid: "g-1", request: REQUEST, fingerprint: FINGERPRINT, now }),
+    guidCommands.send({ now }),
+    guidCommands.repeat({ fingerprint: FINGERPRINT, maxAttempts: 3, now }),
+    guidCommands.repeat({ fingerprint: "sha256:other", maxAttempts: 3, now }),
+    guidCommands.record({ attempt: 1, outcome: answered, now }),
+    guidCommands.record({ attempt: 1, outcome: { kind: "no-answer" }, now }),
+    guidCommands.record({ attempt: 1, outcome: { kind: "not-sent" }, now }),
+    guidCommands.resolve({ answer: { kind: "not-found" }, minAgeMs: 10, now }),
+    guidCommands.reprocess({ maxAttempts: 3, now }),
+    guidCommands.recover({ olderThanMs: 10, now }),
+    guidCommands.purge({ retentionMs: 10, resendWindowMs: 5, now }),
+  ];
+}
 
 function inertScope(): Parameters<typeof guidMachine.transition>[2] {
   const self = createActor(guidMachine, { input: entryIn("RECEIVED") });

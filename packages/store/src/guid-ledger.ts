@@ -5,33 +5,33 @@ import {
   VerqError,
   checkMaxAttempts,
   decideGuid,
-  evolveGuid,
   guidCommands,
-  guidEvents,
   isValidGuid,
-  retentionCoversResendWindow,
+  newGuidEntry,
   systemClock,
   type Clock,
   type CoreOutcome,
   type GuidCommand,
   type GuidDecider,
+  type GuidEntry,
+  type GuidEvent,
   type GuidRefusal,
   type GuidState,
   type InquiryAnswer,
   type LedgerEntry,
 } from "@verq/core";
+import type { Kysely } from "kysely";
+import { commitChanges, handle, type StreamProjection } from "./command-path.ts";
+import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
 import { seamsOf, type GuidClaimer, type GuidLedgerSeams } from "./seams.ts";
-import { claimGuid } from "./sql/ledger/claimGuid.ts";
-import { commitGuidEvents } from "./sql/ledger/commitGuidEvents.ts";
-import { appendLedgerAudit } from "./sql/ledger/appendLedgerAudit.ts";
+import { commitGuidCreation, guidStream, stored, type GuidChange } from "./streams/guid-stream.ts";
 import { readLedgerAudit } from "./sql/ledger/readLedgerAudit.ts";
 import { selectLedgerStats, type LedgerStats } from "./sql/ledger/selectLedgerStats.ts";
-import { purgeGuidStreams } from "./sql/ledger/purgeGuidStreams.ts";
 import { readStream } from "./sql/events/readStream.ts";
 import type { StoredEvent } from "./sql/events/storedEvent.ts";
 import { rebuildGuidLedger } from "./sql/ledger/rebuildGuidLedger.ts";
-import { selectGuidEntriesByState, selectGuidEntriesChangedBefore, type LedgerCursor } from "./sql/ledger/selectGuidEntries.ts";
+import { selectGuidEntriesByState, selectGuidEntriesOldestFirst, type LedgerCursor } from "./sql/ledger/selectGuidEntries.ts";
 import { selectGuidEntry } from "./sql/ledger/selectGuidEntry.ts";
 
 /** A channel request to claim: its GUID, its exact text and its fingerprint. */
@@ -41,13 +41,9 @@ export interface ClaimInput {
   readonly fingerprint: string;
 }
 
-/** The claim of SPEC G4: one transaction, one insert-or-nothing on the GUID primary key. */
-const claimByInsert: GuidClaimer = (store, input, clock) =>
-  store.transaction(async (trx) => {
-    const event = guidEvents.received({ ...input, at: clock.now() });
-    const entry = evolveGuid(null, event);
-    return (await claimGuid(trx, store.dialect, entry, event)) ? entry : null;
-  });
+/** The claim of SPEC G4: one transaction, one insert-or-nothing of the GUID stream's first event. */
+const claimByInsert: GuidClaimer = (store, creation) =>
+  store.transaction((trx) => commitGuidCreation(trx, store.dialect, creation));
 
 /** Settings of a ledger. */
 export interface GuidLedgerOptions {
@@ -93,9 +89,11 @@ export interface PurgeResult {
 
 /**
  * The idempotency ledger of the GUID relay (SPEC G1–G8): one durable entry per GUID, each
- * change decided by the guid machine and written as events plus the `ledger` projection in one
- * transaction. It does no network I/O: the relay (in the adapters) calls the core between
- * {@link send} and {@link record}, and between {@link mayInquire} and {@link resolve}.
+ * change, its creation included, one command decided by the guid machine on the store's one
+ * command path (load, decide, append, project): events and the `ledger` projection in one
+ * transaction. The ledger only gathers facts (the clock, the request, the core's outcome) and
+ * holds no rule of its own. It does no network I/O: the relay (in the adapters) calls the core
+ * between {@link send} and {@link record}, and between {@link mayInquire} and {@link resolve}.
  *
  * @example
  * const ledger = new GuidLedger(store);
@@ -107,9 +105,11 @@ export class GuidLedger {
   readonly #clock: Clock;
   readonly #decide: GuidDecider;
   readonly #claim: GuidClaimer;
+  readonly #stream: StreamProjection<GuidEntry, GuidEvent>;
 
   constructor(store: VerqStore, options: GuidLedgerOptions = {}) {
     this.#store = store;
+    this.#stream = guidStream(store.dialect);
     this.#clock = options.clock ?? systemClock;
     const seams = seamsOf<GuidLedgerSeams>(options);
     this.#decide = seams.decider ?? decideGuid;
@@ -117,30 +117,32 @@ export class GuidLedger {
   }
 
   /**
-   * Takes a channel request (SPEC G3, G4). A new GUID is claimed by one insert-or-nothing: the
-   * caller that inserted owns it (`claimed`). A known GUID is decided by the machine: a FAILED
-   * entry below `maxAttempts` is sent again (`resend`); anything else is a `repeat`, answered
-   * from the entry, and the same GUID with another fingerprint is refused (`payload-mismatch`).
+   * Takes a channel request (SPEC G3, G4). The guid machine decides the GUID's creation from its
+   * blank (NEW → RECEIVED; an invalid GUID is refused: `VERQ_INVALID_GUID`), and the claim
+   * commits it as one insert-or-nothing: the caller that inserted owns it (`claimed`). A caller
+   * that lost decides a repeat against the winner's entry: a FAILED entry below `maxAttempts`
+   * is sent again (`resend`); anything else is a `repeat`, answered from the entry, and the same
+   * GUID with another fingerprint is refused (`payload-mismatch`).
    */
   async receive(input: ClaimInput & { readonly maxAttempts: number }): Promise<ReceiveResult> {
-    checkGuid(input.guid);
     const maxAttempts = checkMaxAttempts(input.maxAttempts);
-    const claimInput = { guid: input.guid, request: input.request, fingerprint: input.fingerprint };
-    // Two rounds at most: a GUID purged between the claim and the read is claimed again.
+    const { guid, request, fingerprint } = input;
+    // Two rounds at most: a GUID purged between the claim and the repeat is claimed again.
     for (let round = 0; ; round++) {
-      const claimed = await this.#claim(this.#store, claimInput, this.#clock);
-      if (claimed !== null) return { kind: "claimed", entry: claimed };
+      const blank = newGuidEntry(guid);
+      const creation = this.#decide(blank, guidCommands.receive({ guid, request, fingerprint, now: this.#clock.now() }));
+      if (!creation.accepted) throw receiptRefused(guid, creation.refusal);
+      const change: GuidChange = { before: blank, after: creation.after, events: creation.events };
+      if (await this.#claim(this.#store, change)) return { kind: "claimed", entry: creation.after };
       const result = await this.#store.transaction(async (trx): Promise<ReceiveResult | null> => {
-        const now = this.#clock.now();
-        const entry = await selectGuidEntry(trx, input.guid);
-        if (entry === null) return null;
-        const decision = this.#decide(entry, guidCommands.repeat({ fingerprint: input.fingerprint, maxAttempts, now }));
-        if (!decision.accepted) return { kind: "repeat", entry, refusal: decision.refusal };
-        await commitGuidEvents(trx, this.#store.dialect, entry, decision.after, decision.events);
-        return { kind: "resend", entry: decision.after };
+        const repeat = guidCommands.repeat({ fingerprint, maxAttempts, now: this.#clock.now() });
+        const { before, decision } = await this.#handle(trx, guid, repeat);
+        if (decision.accepted) return { kind: "resend", entry: decision.after };
+        if (decision.refusal === "unknown-guid") return null;
+        return { kind: "repeat", entry: stored(before), refusal: decision.refusal };
       });
       if (result !== null) return result;
-      if (round >= 1) throw new VerqError("VERQ_UNEXPECTED", `guid ${input.guid} vanished twice while being claimed`);
+      if (round >= 1) throw new VerqError("VERQ_UNEXPECTED", `guid ${guid} vanished twice while being claimed`);
     }
   }
 
@@ -199,21 +201,18 @@ export class GuidLedger {
   }
 
   /**
-   * The retention purge (SPEC G7): deletes DONE entries last changed at least `retentionMs`
-   * ago, with their events, in batches; each batch writes one `ledger.purged` audit event in
-   * the same transaction. Throws `VERQ_PURGE_RETENTION_TOO_SHORT` and changes nothing unless
-   * `retentionMs > resendWindowMs`. UNKNOWN, FAILED, RECEIVED and SENT are never deleted; how
-   * many of them are older than the retention is reported in `kept`.
+   * The retention purge (SPEC G7): every entry, oldest change first, gets one `guid.purge`
+   * decided by the guid machine, which accepts DONE entries at least `retentionMs` old when
+   * `retentionMs > resendWindowMs`. Accepted ones are deleted with their events, in batches; each
+   * batch writes one `ledger.purged` audit event in the same transaction. The scan stops at the
+   * first entry the machine finds too young (every later one is younger). If the machine refuses
+   * the retention as too short, it throws `VERQ_PURGE_RETENTION_TOO_SHORT` and changes nothing.
+   * UNKNOWN, FAILED, RECEIVED and SENT are never deleted; how many of them are older than the
+   * retention is reported in `kept`.
    */
   async purge(options: { retentionMs: number; resendWindowMs: number; batchSize?: number }): Promise<PurgeResult> {
     const retentionMs = checkDuration(options.retentionMs, "the retention");
     const resendWindowMs = checkDuration(options.resendWindowMs, "the resend window");
-    if (!retentionCoversResendWindow(retentionMs, resendWindowMs)) {
-      throw new GuidError(
-        "VERQ_PURGE_RETENTION_TOO_SHORT",
-        `the retention (${retentionMs} ms) must be longer than the channel's resend window (${resendWindowMs} ms); a resend after the purge would be processed as new`,
-      );
-    }
     const batchSize = options.batchSize ?? 500;
     const kept = Object.fromEntries(GUID_STATES.map((s) => [s, 0])) as Record<GuidState, number>;
     let purged = 0;
@@ -221,30 +220,29 @@ export class GuidLedger {
     let cursor: LedgerCursor | null = null;
     for (;;) {
       const batch = await this.#store.transaction(async (trx) => {
-        const now = this.#clock.now();
-        const candidates = await selectGuidEntriesChangedBefore(trx, now - retentionMs, batchSize, cursor);
-        const guids: string[] = [];
+        const command = guidCommands.purge({ retentionMs, resendWindowMs, now: this.#clock.now() });
+        const candidates = await selectGuidEntriesOldestFirst(trx, batchSize, cursor);
+        const changes: GuidChange[] = [];
         const keptHere: GuidState[] = [];
+        let young = false;
         for (const entry of candidates) {
-          const decision = this.#decide(entry, guidCommands.purge({ retentionMs, resendWindowMs, now }));
-          if (decision.accepted) guids.push(entry.guid);
-          else keptHere.push(entry.state);
+          const decision = this.#decide(entry, command);
+          if (decision.accepted) changes.push({ before: entry, after: decision.after, events: decision.events });
+          else if (decision.refusal === "retention-too-short") throw retentionTooShort(retentionMs, resendWindowMs);
+          else if (decision.refusal === "too-young") {
+            young = true;
+            break;
+          } else keptHere.push(entry.state);
         }
-        const deleted = await purgeGuidStreams(trx, guids);
-        if (guids.length > 0) {
-          await appendLedgerAudit(
-            trx,
-            this.#store.dialect,
-            guidEvents.ledgerPurged({ guids, retentionMs, resendWindowMs, at: now }),
-          );
-        }
-        return { candidates, guids, deleted, keptHere };
+        await commitChanges(trx, this.#store.dialect, this.#stream, changes);
+        return { candidates, changes, keptHere, young };
       });
-      purged += batch.guids.length;
-      events += batch.deleted;
+      purged += batch.changes.length;
+      // The purged streams' stored events: each had as many as its version.
+      for (const change of batch.changes) events += change.before.version;
       for (const state of batch.keptHere) kept[state]++;
       const last = batch.candidates.at(-1);
-      if (last === undefined || batch.candidates.length < batchSize) break;
+      if (batch.young || last === undefined || batch.candidates.length < batchSize) break;
       cursor = { updatedAt: last.updatedAt, guid: last.guid };
     }
     return { purged, events, kept };
@@ -289,28 +287,43 @@ export class GuidLedger {
   async #change(guid: string, command: (now: number) => GuidCommand, missingIsNull = false): Promise<LedgerChange | null> {
     checkGuid(guid);
     return this.#store.transaction(async (trx) => {
-      const now = this.#clock.now();
-      const entry = await selectGuidEntry(trx, guid);
-      if (entry === null) {
+      const { before, decision } = await this.#handle(trx, guid, command(this.#clock.now()));
+      if (decision.accepted) return { accepted: true, entry: decision.after };
+      if (decision.refusal === "unknown-guid") {
         if (missingIsNull) return null;
         throw unknownGuid(guid);
       }
-      const decision = this.#decide(entry, command(now));
-      if (!decision.accepted) return { accepted: false, refusal: decision.refusal, entry };
-      await commitGuidEvents(trx, this.#store.dialect, entry, decision.after, decision.events);
-      return { accepted: true, entry: decision.after };
+      return { accepted: false, refusal: decision.refusal, entry: stored(before) };
     });
+  }
+
+  /**
+   * The one command path for `guid`: load its entry, decide `command` through the machine (from
+   * the GUID's blank if it has no events), append and project. Returns the decision and the
+   * entry it was decided from, which a refusal answers with.
+   */
+  async #handle(trx: Kysely<VerqDatabase>, guid: string, command: GuidCommand) {
+    let before: GuidEntry = newGuidEntry(guid);
+    const decide: GuidDecider = (entry, ...commands) => {
+      before = entry;
+      return this.#decide(entry, ...commands);
+    };
+    const decision = await handle(trx, this.#store.dialect, this.#stream, decide, guid, newGuidEntry, command);
+    return { before, decision };
   }
 }
 
+/** The GUID argument of a read or of a change of an existing entry (a receipt's GUID is the machine's `validGuid` guard). */
 function checkGuid(guid: unknown): string {
-  if (!isValidGuid(guid)) {
-    throw new GuidError(
-      "VERQ_INVALID_GUID",
-      "a GUID is 1 to 128 ASCII letters, digits, . _ : or -, starting with a letter or digit",
-    );
-  }
+  if (!isValidGuid(guid)) throw checkGuidError();
   return guid;
+}
+
+function checkGuidError(): GuidError {
+  return new GuidError(
+    "VERQ_INVALID_GUID",
+    "a GUID is 1 to 128 ASCII letters, digits, . _ : or -, starting with a letter or digit",
+  );
 }
 
 function checkDuration(ms: unknown, what: string): number {
@@ -318,6 +331,18 @@ function checkDuration(ms: unknown, what: string): number {
     throw new VerqError("VERQ_INVALID_ARGUMENT", `${what} must be a whole, non-negative number of milliseconds`);
   }
   return ms;
+}
+
+function receiptRefused(guid: string, refusal: GuidRefusal): VerqError {
+  if (refusal === "invalid-guid") return checkGuidError();
+  return new VerqError("VERQ_UNEXPECTED", `the receipt of guid ${guid} was refused: ${refusal}`);
+}
+
+function retentionTooShort(retentionMs: number, resendWindowMs: number): GuidError {
+  return new GuidError(
+    "VERQ_PURGE_RETENTION_TOO_SHORT",
+    `the retention (${retentionMs} ms) must be longer than the channel's resend window (${resendWindowMs} ms); a resend after the purge would be processed as new`,
+  );
 }
 
 function unknownGuid(guid: string): GuidError {

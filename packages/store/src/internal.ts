@@ -1,7 +1,7 @@
 /**
  * Store pieces that verq's own test suites drive directly, imported as `@verq/store/internal`:
  * the seams through which the mutation tests give a queue or a ledger a broken decider or claim,
- * and the SQL with which the relay property suite's mutants claim and look up GUIDs.
+ * and the pieces with which the relay property suite's mutants claim and look up GUIDs.
  *
  * @internal For verq's own test suites; no stability promise: names and signatures here change
  * with the store's SQL, without notice and without a major version.
@@ -9,6 +9,6 @@
  */
 
 export { withGuidSeams, withJobDecider, withMessageDecider, type GuidClaimer, type GuidLedgerSeams } from "./seams.ts";
-export { claimGuid } from "./sql/ledger/claimGuid.ts";
+export { commitGuidCreation, guidStream, type GuidChange } from "./streams/guid-stream.ts";
 export { selectGuidEntry } from "./sql/ledger/selectGuidEntry.ts";
-export { selectGuidEntriesByState, selectGuidEntriesChangedBefore, type LedgerCursor } from "./sql/ledger/selectGuidEntries.ts";
+export { selectGuidEntriesByState, selectGuidEntriesOldestFirst, type LedgerCursor } from "./sql/ledger/selectGuidEntries.ts";

@@ -1,6 +1,7 @@
-import type { Clock, GuidDecider, JobDecider, LedgerEntry, MessageDecider } from "@verq/core";
+import type { GuidDecider, JobDecider, MessageDecider } from "@verq/core";
 import type { FileLedgerOptions } from "./file-ledger.ts";
-import type { ClaimInput, GuidLedgerOptions } from "./guid-ledger.ts";
+import type { GuidLedgerOptions } from "./guid-ledger.ts";
+import type { GuidChange } from "./streams/guid-stream.ts";
 import type { JobQueueOptions } from "./job-queue.ts";
 import type { VerqStore } from "./store.ts";
 
@@ -12,11 +13,13 @@ import type { VerqStore } from "./store.ts";
 const INTERNALS = Symbol.for("verq.internals");
 
 /**
- * How a claim decides the owner of a new GUID: returns the new RECEIVED entry when this call
- * owns it, `null` when the GUID was already there. The ledger's own is one insert-or-nothing
- * (SPEC G4); the relay mutants pass a lookup-then-insert to prove the suite catches it.
+ * How a claim decides the owner of a new GUID: commits `creation` (what the guid machine decided
+ * from the GUID's blank: NEW → RECEIVED) and returns `true` when this call owns the GUID, `false`
+ * when another call had created it. The ledger's own is one transaction with one
+ * insert-or-nothing (`commitGuidCreation`, SPEC G4); the relay mutants pass a lookup-then-insert
+ * to prove the suite catches it.
  */
-export type GuidClaimer = (store: VerqStore, input: ClaimInput, clock: Clock) => Promise<LedgerEntry | null>;
+export type GuidClaimer = (store: VerqStore, creation: GuidChange) => Promise<boolean>;
 
 /** The parts of a `JobQueue` a mutation test may replace. */
 export interface JobQueueSeams {

@@ -1,16 +1,7 @@
-import {
-  decideGuid,
-  decideJob,
-  decideMessage,
-  evolveGuid,
-  guidEvents,
-  type GuidDecider,
-  type JobDecider,
-  type MessageDecider,
-} from "@verq/core";
+import { decideGuid, decideJob, decideMessage, type GuidDecider, type JobDecider, type MessageDecider } from "@verq/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileLedger, GuidLedger, JobQueue, openStore, type VerqStore } from "../src/index.ts";
-import { claimGuid, withGuidSeams, withJobDecider, withMessageDecider, type GuidClaimer } from "../src/internal.ts";
+import { commitGuidCreation, withGuidSeams, withJobDecider, withMessageDecider, type GuidClaimer } from "../src/internal.ts";
 
 let store: VerqStore;
 beforeEach(async () => {
@@ -44,21 +35,17 @@ describe("test seams: only through @verq/store/internal", () => {
 
   it("withGuidSeams: the ledger claims with the claimer and decides with the decider given", async () => {
     const used: string[] = [];
-    const claimer: GuidClaimer = (s, input, clock) => {
-      used.push(`claim ${input.guid}`);
-      return s.transaction(async (trx) => {
-        const event = guidEvents.received({ ...input, at: clock.now() });
-        const entry = evolveGuid(null, event);
-        return (await claimGuid(trx, s.dialect, entry, event)) ? entry : null;
-      });
+    const claimer: GuidClaimer = (s, creation) => {
+      used.push(`claim ${creation.after.guid}`);
+      return s.transaction((trx) => commitGuidCreation(trx, s.dialect, creation));
     };
     const decider: GuidDecider = (entry, command) => (used.push(`decide ${command.type}`), decideGuid(entry, command));
     const ledger = new GuidLedger(store, withGuidSeams({}, { claimer, decider }));
     const input = { guid: "G-1", request: "{}", fingerprint: "f", maxAttempts: 3 };
     expect(await ledger.receive(input)).toMatchObject({ kind: "claimed" });
     expect(await ledger.receive(input)).toMatchObject({ kind: "repeat" });
-    expect(used[0]).toBe("claim G-1");
-    expect(used.some((u) => u.startsWith("decide "))).toBe(true);
+    // The creation is decided first and then claimed; the loser decides a repeat against the winner's entry.
+    expect(used).toEqual(["decide guid.receive", "claim G-1", "decide guid.receive", "claim G-1", "decide guid.repeat"]);
   });
 
   it("withMessageDecider: the file ledger decides with the decider given", async () => {

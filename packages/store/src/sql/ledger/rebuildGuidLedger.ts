@@ -1,4 +1,4 @@
-import { GUID_STREAM, evolveGuid, type GuidEvent, type LedgerEntry } from "@verq/core";
+import { GUID_STREAM, evolveGuid, newGuidEntry, type GuidEvent, type LedgerEntry } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../../schema.ts";
 import { entryToRow } from "./ledgerRow.ts";
@@ -16,7 +16,7 @@ export async function rebuildGuidLedger(trx: Kysely<VerqDatabase>): Promise<{ en
   const entries = new Map<string, LedgerEntry>();
   for (const stored of events) {
     const event = { type: stored.type, data: stored.data } as GuidEvent;
-    entries.set(stored.streamId, evolveGuid(entries.get(stored.streamId) ?? null, event));
+    entries.set(stored.streamId, evolveGuid(entries.get(stored.streamId) ?? newGuidEntry(stored.streamId), event));
   }
   for (const entry of entries.values()) await ledger.insertInto("ledger").values(entryToRow(entry)).execute();
   return { entries: entries.size, events: events.length };

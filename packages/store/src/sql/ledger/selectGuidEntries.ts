@@ -48,14 +48,14 @@ export async function selectGuidEntriesByState(
 }
 
 /**
- * Entries of any state last changed at or before `cutoff`, oldest first, at most `limit`,
- * after `cursor`: the candidates of a purge, which the machine then decides one by one.
+ * Entries of every state, oldest change first (ties by GUID), at most `limit`, after `cursor`:
+ * the purge's scan. No filter by state or age: the guid machine decides each entry, and the
+ * scan stops at the first one the machine finds too young (every later one is younger).
  */
-export async function selectGuidEntriesChangedBefore(
+export async function selectGuidEntriesOldestFirst(
   db: Kysely<VerqDatabase>,
-  cutoff: number,
   limit: number,
   cursor: LedgerCursor | null,
 ): Promise<LedgerEntry[]> {
-  return selectPage(db, (query) => query.where("updated_at", "<=", cutoff), limit, cursor);
+  return selectPage(db, (query) => query, limit, cursor);
 }

@@ -1,0 +1,110 @@
+import {
+  GUID_STREAM,
+  VerqError,
+  VersionConflict,
+  guidEvents,
+  type GuidEntry,
+  type GuidEvent,
+  type LedgerEntry,
+} from "@verq/core";
+import type { Kysely } from "kysely";
+import { commitChanges, type StreamChange, type StreamProjection } from "../command-path.ts";
+import type { StoreDialect } from "../dialect/store-dialect.ts";
+import type { VerqDatabase } from "../schema.ts";
+import { appendLedgerAudit } from "../sql/ledger/appendLedgerAudit.ts";
+import { entryToRow, mutableLedgerColumns, rowToEntry } from "../sql/ledger/ledgerRow.ts";
+import { ledgerDb } from "../sql/ledger/ledgerTables.ts";
+import { purgeGuidStreams } from "../sql/ledger/purgeGuidStreams.ts";
+
+type GuidPurged = Extract<GuidEvent, { readonly type: "guid.purged" }>;
+
+/** A decided change of one GUID's stream; a creation is a change from the GUID's blank (NEW, version 0). */
+export type GuidChange = StreamChange<GuidEntry, GuidEvent>;
+
+/**
+ * How the store keeps the GUID ledger on the one command path: loaded by GUID from `ledger`;
+ * projected as the `ledger` row of each change (inserted for a stream created from version 0,
+ * else updated only while still at the version decided on: `VERQ_VERSION_CONFLICT` otherwise).
+ * A change that ends in `guid.purged` (SPEC G7) deletes the whole stream and its row instead
+ * (its `guid.purged`, appended right after the version decided on, was the version check), and
+ * each purge batch writes one
+ * `ledger.purged` audit event in the same transaction. `dialect` is the one the audit is
+ * appended with.
+ */
+export function guidStream(dialect: StoreDialect): StreamProjection<GuidEntry, GuidEvent> {
+  return {
+    streamType: GUID_STREAM,
+    idOf: (entry) => entry.guid,
+    async load(trx, ids) {
+      const found = new Map<string, GuidEntry>();
+      if (ids.length === 0) return found;
+      const rows = await ledgerDb(trx)
+        .selectFrom("ledger")
+        .selectAll()
+        .where("guid", "in", [...ids])
+        .execute();
+      for (const row of rows) found.set(row.guid, rowToEntry(row));
+      return found;
+    },
+    async project(trx, changes) {
+      const purges: { readonly before: LedgerEntry; readonly purged: GuidPurged }[] = [];
+      for (const { before, after, events } of changes) {
+        const purged = events.find((e): e is GuidPurged => e.type === "guid.purged");
+        if (purged === undefined) await writeLedgerRow(trx, before, stored(after));
+        else purges.push({ before: stored(before), purged });
+      }
+      if (purges.length === 0) return;
+      await purgeGuidStreams(
+        trx,
+        purges.map((p) => p.before.guid),
+      );
+      // One audit event per purge run's settings (a batch decides all its purges with one command).
+      const runs = new Map<string, { data: GuidPurged["data"]; guids: string[] }>();
+      for (const { before, purged } of purges) {
+        const key = JSON.stringify(purged.data);
+        const run = runs.get(key) ?? { data: purged.data, guids: [] };
+        run.guids.push(before.guid);
+        runs.set(key, run);
+      }
+      for (const { data, guids } of runs.values())
+        await appendLedgerAudit(trx, dialect, guidEvents.ledgerPurged({ guids, ...data }));
+    },
+  };
+}
+
+/**
+ * The claim of SPEC G4: commits a creation the guid machine decided from the GUID's blank (NEW
+ * → RECEIVED) as one insert-or-nothing of its first event, in the caller's transaction, with
+ * its `ledger` row. The affected rows, not a preceding lookup, decide the owner: `true` means
+ * this call created the stream; `false` means another writer had, and nothing was written (the
+ * caller then decides a repeat against the winner's entry).
+ */
+export async function commitGuidCreation(
+  trx: Kysely<VerqDatabase>,
+  dialect: StoreDialect,
+  creation: GuidChange,
+): Promise<boolean> {
+  if (creation.before.version !== 0) throw new VerqError("VERQ_UNEXPECTED", `guid ${creation.after.guid} is not a creation`);
+  const written = await commitChanges(trx, dialect, guidStream(dialect), [creation], { creations: "skip" });
+  return written.length === 1;
+}
+
+/** A stream's entry once it has events: never the blank. */
+export function stored(entry: GuidEntry): LedgerEntry {
+  if (entry.state === "NEW") throw new VerqError("VERQ_UNEXPECTED", `guid ${entry.guid} has no events`);
+  return entry;
+}
+
+async function writeLedgerRow(trx: Kysely<VerqDatabase>, before: GuidEntry, after: LedgerEntry): Promise<void> {
+  if (before.version === 0) {
+    await ledgerDb(trx).insertInto("ledger").values(entryToRow(after)).execute();
+    return;
+  }
+  const result = await ledgerDb(trx)
+    .updateTable("ledger")
+    .set(mutableLedgerColumns(after))
+    .where("guid", "=", before.guid)
+    .where("version", "=", before.version)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) throw new VersionConflict(GUID_STREAM, before.guid, before.version);
+}
