@@ -1,0 +1,71 @@
+import fc from "fast-check";
+import { GUID_STATES, type GuidDecider } from "@verq/core";
+import { commandsReplayPath, fcConfig } from "../fc-config.ts";
+import { AdvanceClockCommand } from "./advance-clock.command.ts";
+import { createLedgerWorld, json } from "./ledger-world.ts";
+import { PurgeCommand } from "./purge.command.ts";
+import { ReceiveCommand } from "./receive.command.ts";
+import { RecordCommand } from "./record.command.ts";
+import { RecoverCommand } from "./recover.command.ts";
+import { ReprocessCommand } from "./reprocess.command.ts";
+import { ResolveCommand } from "./resolve.command.ts";
+import { SendCommand } from "./send.command.ts";
+
+/** How to run the ledger model; every field has a default. */
+export interface RunLedgerModelOptions {
+  /** Name printed with the seed: `[fc] <name> seed=… numRuns=…`. */
+  readonly name?: string;
+  /** The decider the ledger runs (a mutant); the real guid machine when omitted. */
+  readonly decider?: GuidDecider;
+  /** Runs when `FC_NUM_RUNS` is not set: 200. */
+  readonly numRuns?: number;
+}
+
+/**
+ * The model-based property of the GUID ledger on the one command path: arbitrary sequences of
+ * every `GuidLedger` method that writes (receive of new, known and invalid GUIDs with the same or
+ * another payload; send; record of every outcome, for the current or an earlier attempt;
+ * resolve; reprocess; the recovery sweep; purge, with retentions short and long) and clock moves,
+ * each run against a real ledger over a fresh SQLite store. After every call, what the ledger
+ * wrote and answered must be what the real `decideGuid` decides for the same command from the
+ * same entry (see `checkDecided`): no rule of the ledger lives outside the guid machine. At the
+ * end a rebuild from the log must give the model's entries. Rejects with fast-check's report and
+ * the `[tag]` of the broken property.
+ */
+export async function runLedgerModel(options: RunLedgerModelOptions = {}): Promise<void> {
+  const replayPath = commandsReplayPath();
+  const commands = [
+    // Weighted towards the moves that take an entry through its life, so that most runs reach DONE and purge.
+    ReceiveCommand.arbitrary(),
+    ReceiveCommand.arbitrary(),
+    SendCommand.arbitrary(),
+    SendCommand.arbitrary(),
+    RecordCommand.arbitrary(),
+    RecordCommand.arbitrary(),
+    RecordCommand.arbitrary(),
+    ResolveCommand.arbitrary(),
+    ResolveCommand.arbitrary(),
+    ReprocessCommand.arbitrary(),
+    RecoverCommand.arbitrary(),
+    PurgeCommand.arbitrary(),
+    PurgeCommand.arbitrary(),
+    AdvanceClockCommand.arbitrary(),
+    AdvanceClockCommand.arbitrary(),
+  ];
+  const property = fc.asyncProperty(
+    fc.commands(commands, { maxCommands: 50, size: "max", ...(replayPath === undefined ? {} : { replayPath }) }),
+    async (cmds) => {
+      const world = await createLedgerWorld(options.decider);
+      try {
+        await fc.asyncModelRun(() => ({ model: world, real: world }), cmds);
+        await world.ledger.rebuild();
+        const rebuilt = await world.ledger.list(GUID_STATES, 10_000);
+        const model = [...world.entries.values()].sort((a, b) => a.updatedAt - b.updatedAt || (a.guid < b.guid ? -1 : 1));
+        if (json(rebuilt) !== json(model)) throw new Error("[rebuild] the ledger rebuilt from its events differs from the model");
+      } finally {
+        await world.store.close();
+      }
+    },
+  );
+  await fc.assert(property, fcConfig(options.name ?? "ledger-model", { numRuns: options.numRuns ?? 200 }));
+}
