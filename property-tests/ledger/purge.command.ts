@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { GUID_STATES, decideGuid, guidCommands, type GuidState } from "@verq/core";
+import { GUID_STATES, decideGuid, guidCommands, newGuidEntry, type GuidState } from "@verq/core";
 import { checkDecided, checkNothingElse } from "./check-decided.ts";
 import type { LedgerCommand } from "./ledger-command.ts";
 import { answerOf, json, ledgerFail, limits, oldestFirst, type LedgerWorld } from "./ledger-world.ts";
@@ -42,7 +42,11 @@ export class PurgeCommand implements LedgerCommand {
     const purged = decided.filter((d) => d.decision.accepted).map((d) => d.entry);
     const kept = Object.fromEntries(GUID_STATES.map((s) => [s, 0])) as Record<GuidState, number>;
     for (const d of decided) if (!d.decision.accepted && d.decision.refusal === "not-done") kept[d.entry.state]++;
-    const tooShort = decided.some((d) => !d.decision.accepted && d.decision.refusal === "retention-too-short");
+    // The command is judged on the blank entry first: too short a retention is refused on an empty ledger too.
+    const probe = decideGuid(newGuidEntry("purge-probe"), command);
+    const tooShort =
+      (!probe.accepted && probe.refusal === "retention-too-short") ||
+      decided.some((d) => !d.decision.accepted && d.decision.refusal === "retention-too-short");
     const want = tooShort
       ? { error: "VERQ_PURGE_RETENTION_TOO_SHORT" }
       : { purged: purged.length, events: purged.reduce((sum, e) => sum + e.version, 0), kept };

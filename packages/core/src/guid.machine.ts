@@ -168,7 +168,12 @@ export const guidMachine = setup({
         "guid.resolve": { actions: { type: "refuse", params: { refusal: "unknown-guid" } } },
         "guid.reprocess": { actions: { type: "refuse", params: { refusal: "unknown-guid" } } },
         "guid.recover": { actions: { type: "refuse", params: { refusal: "unknown-guid" } } },
-        "guid.purge": { actions: { type: "refuse", params: { refusal: "unknown-guid" } } },
+        // The purge command itself is judged here too, so a retention shorter than the resend
+        // window is refused even when the ledger has no entry to decide it on.
+        "guid.purge": [
+          { guard: not("retentionCoversResendWindow"), actions: { type: "refuse", params: { refusal: "retention-too-short" } } },
+          { actions: { type: "refuse", params: { refusal: "unknown-guid" } } },
+        ],
       },
     },
     RECEIVED: {

@@ -100,6 +100,9 @@ export interface PurgeResult {
  * const got = await ledger.receive({ guid, request, fingerprint, maxAttempts: 5 });
  * if (got.kind === "claimed") { const sent = await ledger.send(guid); … }
  */
+/** The blank entry a purge command is judged on before any stored entry (never written). */
+const PURGE_PROBE = "purge-probe";
+
 export class GuidLedger {
   readonly #store: VerqStore;
   readonly #clock: Clock;
@@ -218,6 +221,13 @@ export class GuidLedger {
     let purged = 0;
     let events = 0;
     let cursor: LedgerCursor | null = null;
+    // The machine judges the command before any entry: a retention that does not cover the
+    // resend window is refused on an empty ledger too (SPEC G7; bad input gets an error).
+    const probe = this.#decide(
+      newGuidEntry(PURGE_PROBE),
+      guidCommands.purge({ retentionMs, resendWindowMs, now: this.#clock.now() }),
+    );
+    if (!probe.accepted && probe.refusal === "retention-too-short") throw retentionTooShort(retentionMs, resendWindowMs);
     for (;;) {
       const batch = await this.#store.transaction(async (trx) => {
         const command = guidCommands.purge({ retentionMs, resendWindowMs, now: this.#clock.now() });

@@ -162,6 +162,13 @@ describe("purge keeps what it must (SPEC G7)", () => {
     expect(await ledgerSnapshot(relay.store)).toEqual(before);
   });
 
+  it("G7: purge refuses a retention not longer than the resend window on an empty ledger too", async () => {
+    const relay = (h = await startRelay());
+    const error: unknown = await relay.relay.purge({ retentionMs: DAY, resendWindowMs: DAY }).catch((e: unknown) => e);
+    expect(isVerqError(error) && (error.code as string)).toBe("VERQ_PURGE_RETENTION_TOO_SHORT");
+    expect(await relay.relay.purge({ retentionMs: 2 * DAY, resendWindowMs: DAY })).toMatchObject({ purged: 0 });
+  });
+
   it("G7: purge works in batches and audits each batch; the ledger's projection still equals its events", async () => {
     const relay = (h = await startRelay());
     for (let i = 0; i < 7; i++) await relay.send({ guid: `B-${i}`, amount: 1 });
