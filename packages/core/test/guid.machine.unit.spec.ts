@@ -1,4 +1,4 @@
-import { assign, createActor } from "xstate";
+import { assign } from "xstate";
 import { describe, expect, it } from "vitest";
 import {
   GUID_STATES,
@@ -16,6 +16,7 @@ import {
   type GuidEvent,
   type LedgerEntry,
 } from "../src/index.ts";
+import { createInertScope, type MachineScope } from "../src/machine-scope.ts";
 import { ANSWER, FINGERPRINT, REQUEST, entryIn, historyIn } from "./guid-fixtures.ts";
 
 const accepted = (decision: GuidDecision): LedgerEntry => {
@@ -268,17 +269,6 @@ function commandsAt(now: number): GuidCommand[] {
   ];
 }
 
-function inertScope(): Parameters<typeof guidMachine.transition>[2] {
-  const self = createActor(guidMachine, { input: entryIn("RECEIVED") });
-  return {
-    self,
-    id: "",
-    sessionId: "",
-    logger: () => {},
-    defer: () => {},
-    emit: () => {},
-    stopChild: () => {},
-    actionExecutor: () => {},
-    system: self.system,
-  };
+function inertScope(): MachineScope<typeof guidMachine> {
+  return createInertScope(guidMachine, entryIn("RECEIVED"));
 }
