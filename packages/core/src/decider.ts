@@ -1,5 +1,6 @@
 import type { AnyStateMachine, ContextFrom, EventFromLogic } from "xstate";
 import { createInertScope } from "./machine-scope.ts";
+import { compileMachineTable, type TableStep } from "./machine-table.ts";
 
 /**
  * What a machine decided for one command (or a sequence) against one stream: either the events
@@ -45,39 +46,59 @@ type EventOf<TMachine extends AnyStateMachine> = ContextFrom<TMachine> extends D
 type RefusalOf<TMachine extends AnyStateMachine> = ContextFrom<TMachine> extends DecidingContext<unknown, infer R> ? R : never;
 
 /**
+ * How a decider executes its machine: `"table"` (the default) steps through the transition table
+ * compiled from the machine's own definition by {@link compileMachineTable}; `"xstate"` runs
+ * XState's general interpreter. Both decide the same (a property test holds them equal); the
+ * interpreter is the reference, the table the hot path.
+ */
+export type MachineExecution = "table" | "xstate";
+
+/**
  * Builds the decider of a machine: the one path from a command to events for every verq stream.
  *
- * For each command it rebuilds the machine's snapshot from the stream's state with
- * `resolveState` (so the machine, not the caller, holds every rule) and calls the machine's own
- * pure `transition` with one reused inert actor scope (XState's top-level `transition()` builds a
- * throw-away actor per call, about four times the cost; assign-only machines need nothing from
- * the scope). A command no transition takes is refused with `unhandled`. It throws when the
- * machine's state value and the fold of its events disagree: a broken variant fails loudly
- * instead of writing a projection its own events contradict.
+ * For each command it takes the machine's transition from the stream's state (so the machine,
+ * not the caller, holds every rule): by default through the machine's compiled transition
+ * table, else (`execution: "xstate"`) by rebuilding the snapshot with `resolveState` and calling
+ * the machine's own pure `transition` with one reused inert actor scope. A command no transition
+ * takes is refused with `unhandled`. It throws when the machine's state and the fold of its
+ * events disagree: a broken variant fails loudly instead of writing a projection its own events
+ * contradict.
  */
 export function createMachineDecider<TMachine extends AnyStateMachine, TState extends { readonly state: string }>(
   binding: MachineBinding<TMachine, TState>,
   unhandled: RefusalOf<TMachine>,
+  execution: MachineExecution = "table",
 ): Decider<TState, EventFromLogic<TMachine>, EventOf<TMachine>, RefusalOf<TMachine>> {
   const { machine, field } = binding;
-  const scope = createInertScope(machine, binding.placeholder as never);
-  const toContext = (state: TState) => ({ [field]: state, emitted: [], refusal: null }) as ContextFrom<TMachine>;
+  const step = execution === "table" ? compileMachineTable<object, EventFromLogic<TMachine>>(machine) : interpret(binding);
   return (state, ...commands) => {
     let current = state;
     const events: EventOf<TMachine>[] = [];
     for (const command of commands) {
-      const snapshot = machine.resolveState({ value: current.state, context: toContext(current) });
-      const next = machine.transition(snapshot, command, scope);
+      const next = step({ value: current.state, context: { [field]: current, emitted: [], refusal: null } }, command);
       const context = next.context as DecidingContext<EventOf<TMachine>, RefusalOf<TMachine>>;
-      const refused = context.refusal ?? (next === snapshot || context.emitted.length === 0 ? unhandled : null);
+      const refused = context.refusal ?? (context.emitted.length === 0 ? unhandled : null);
       if (refused !== null) return { accepted: false, refusal: refused, command: (command as { type: string }).type };
       const after = (next.context as Record<string, TState>)[field] as TState;
-      if (String(next.value) !== after.state) {
-        throw new Error(`${machine.id} machine ended in ${String(next.value)} but its events fold to ${after.state}`);
+      if (next.value !== after.state) {
+        throw new Error(`${machine.id} machine ended in ${next.value} but its events fold to ${after.state}`);
       }
       current = after;
       events.push(...context.emitted);
     }
     return { accepted: true, after: current, events };
+  };
+}
+
+/** A step through XState's own interpreter, for {@link MachineExecution} `"xstate"`. */
+function interpret<TMachine extends AnyStateMachine, TState extends { readonly state: string }>(
+  binding: MachineBinding<TMachine, TState>,
+): TableStep<object, EventFromLogic<TMachine>> {
+  const { machine } = binding;
+  const scope = createInertScope(machine, binding.placeholder as never);
+  return (snapshot, event) => {
+    const resolved = machine.resolveState({ value: snapshot.value, context: snapshot.context });
+    const next = machine.transition(resolved, event, scope);
+    return { value: String(next.value), context: next.context as object };
   };
 }

@@ -1,4 +1,4 @@
-import { createMachineDecider, type Decision } from "./decider.ts";
+import { createMachineDecider, type Decision, type MachineExecution } from "./decider.ts";
 import type { GuidCommand } from "./guid.commands.ts";
 import type { GuidEvent } from "./guid.events.ts";
 import { guidMachine, type GuidMachine, type GuidRefusal } from "./guid.machine.ts";
@@ -20,13 +20,14 @@ export type GuidDecider = (entry: GuidEntry, ...commands: readonly GuidCommand[]
 
 /**
  * Builds a decider over `machine` (the real {@link guidMachine} unless a test passes a variant
- * made with `guidMachine.provide(...)`), on the one command path of {@link createMachineDecider},
+ * made with `guidMachine.provide(...)`), on the one command path of {@link createMachineDecider} (`execution`: see {@link MachineExecution}),
  * which also checks that the entry the events fold to is in the state the machine ended in.
  */
-export function createGuidDecider(machine: GuidMachine = guidMachine): GuidDecider {
+export function createGuidDecider(machine: GuidMachine = guidMachine, execution: MachineExecution = "table"): GuidDecider {
   const decide = createMachineDecider<GuidMachine, GuidEntry>(
     { machine, field: "entry", placeholder: newGuidEntry("placeholder") },
     "unhandled",
+    execution,
   );
   return (entry, ...commands) => {
     const decision = decide(entry, ...commands);

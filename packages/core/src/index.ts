@@ -11,7 +11,15 @@ export {
   type VerqErrorCode,
 } from "./errors.ts";
 export { canonicalJson, type JsonValue } from "./json.ts";
-export { createMachineDecider, type Decider, type Decision, type DecidingContext, type MachineBinding } from "./decider.ts";
+export {
+  createMachineDecider,
+  type Decider,
+  type Decision,
+  type DecidingContext,
+  type MachineBinding,
+  type MachineExecution,
+} from "./decider.ts";
+export { compileMachineTable, type TableSnapshot, type TableStep } from "./machine-table.ts";
 export {
   jobCommands,
   type ClaimCommand,

@@ -1,4 +1,4 @@
-import { createMachineDecider, type Decision } from "./decider.ts";
+import { createMachineDecider, type Decision, type MachineExecution } from "./decider.ts";
 import type { JobCommand } from "./job.commands.ts";
 import type { JobEvent } from "./job.events.ts";
 import { jobMachine, type JobMachine, type JobRefusal } from "./job.machine.ts";
@@ -19,12 +19,12 @@ export type JobDecider = (state: JobStreamState, ...commands: readonly JobComman
 
 /**
  * Builds a decider over `machine` (the real {@link jobMachine} unless a test passes a variant
- * made with `jobMachine.provide(...)`), on the one command path of {@link createMachineDecider}.
+ * made with `jobMachine.provide(...)`), on the one command path of {@link createMachineDecider} (`execution`: see {@link MachineExecution}).
  */
-export function createJobDecider(machine: JobMachine = jobMachine): JobDecider {
+export function createJobDecider(machine: JobMachine = jobMachine, execution: MachineExecution = "table"): JobDecider {
   const placeholder: JobStreamState = newJob("placeholder");
   // Narrowed to `after: Job`: see JobDecision.
-  return createMachineDecider({ machine, field: "job", placeholder }, "not-claimable") as JobDecider;
+  return createMachineDecider({ machine, field: "job", placeholder }, "not-claimable", execution) as JobDecider;
 }
 
 /**

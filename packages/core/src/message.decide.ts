@@ -1,4 +1,4 @@
-import { createMachineDecider, type Decider, type Decision } from "./decider.ts";
+import { createMachineDecider, type Decider, type Decision, type MachineExecution } from "./decider.ts";
 import type { MessageCommand } from "./message.commands.ts";
 import type { MessageEvent } from "./message.events.ts";
 import { messageMachine, type MessageMachine, type MessageRefusal } from "./message.machine.ts";
@@ -18,8 +18,11 @@ export type MessageDecider = Decider<Message, MessageCommand, MessageEvent, Mess
  * variant made with `messageMachine.provide(...)`), on the one command path of
  * {@link createMachineDecider}.
  */
-export function createMessageDecider(machine: MessageMachine = messageMachine): MessageDecider {
-  return createMachineDecider({ machine, field: "message", placeholder: newMessage("placeholder") }, "unhandled");
+export function createMessageDecider(
+  machine: MessageMachine = messageMachine,
+  execution: MachineExecution = "table",
+): MessageDecider {
+  return createMachineDecider({ machine, field: "message", placeholder: newMessage("placeholder") }, "unhandled", execution);
 }
 
 /**
