@@ -1,5 +1,7 @@
 export type { SqliteOptions } from "./dialect/sqlite-options.ts";
-export type { StoreDialect } from "./dialect/store-dialect.ts";
+export type { PostgresOptions } from "./dialect/postgres-options.ts";
+export { isPostgresUrl } from "./dialect/postgres-url.ts";
+export type { BatchColumnType, StoreDialect } from "./dialect/store-dialect.ts";
 export {
   JobQueue,
   MAX_BATCH_SIZE,
@@ -19,7 +21,7 @@ export type { VerqDatabase } from "./schema.ts";
 export type { JobStats } from "./sql/jobs/selectJobStats.ts";
 export { readAllEvents } from "./sql/events/readAllEvents.ts";
 export type { StoredEvent } from "./sql/events/storedEvent.ts";
-export { VerqStore, openStore, type OpenStoreOptions } from "./store.ts";
+export { VerqStore, openStore, type OpenStoreOptions, type SqliteStoreOptions } from "./store.ts";
 export { ReceiptBook, type ReceiptResult, type ReceiverCounts } from "./receipt-book.ts";
 export {
   GuidLedger,

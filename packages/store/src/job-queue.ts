@@ -32,7 +32,14 @@ import {
   type Rng,
 } from "@verq/core";
 import type { Kysely } from "kysely";
-import { commitChanges, decideMany, type Decided, type StreamChange, type StreamCommands } from "./command-path.ts";
+import {
+  commitChanges,
+  decideMany,
+  type Decided,
+  type StreamChange,
+  type StreamCommands,
+  type StreamProjection,
+} from "./command-path.ts";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
 import { seamsOf, type JobQueueSeams } from "./seams.ts";
@@ -202,9 +209,19 @@ export class JobQueue {
   readonly #redriveLimit: RedriveLimit;
   readonly #decide: JobDecider;
   readonly #enqueueListeners = new Set<() => void>();
+  readonly #jobs: StreamProjection<JobStreamState, JobEvent>;
+  readonly #payloadTexts: WeakMap<object, string>;
 
   constructor(store: VerqStore, options: JobQueueOptions = {}) {
     this.#store = store;
+    // The canonical text of each payload an enqueue checked, so that its row does not make it again.
+    const payloadTexts = new WeakMap<object, string>();
+    this.#payloadTexts = payloadTexts;
+    this.#jobs = jobStream(
+      store.dialect,
+      (payload) =>
+        (typeof payload === "object" && payload !== null ? payloadTexts.get(payload) : undefined) ?? canonicalJson(payload),
+    );
     this.#clock = options.clock ?? systemClock;
     this.#rng = options.rng ?? Math.random;
     this.#backoff = options.backoff ?? defaultBackoff;
@@ -258,7 +275,9 @@ export class JobQueue {
    */
   async #enqueueIn(trx: Kysely<VerqDatabase>, items: readonly EnqueueItem[]): Promise<EnqueueResult[]> {
     const first = decideMany(new Map(), this.#decide, items, newJob);
-    const written = await commitChanges(trx, this.#store.dialect, jobStream, first.changes, { creations: "skip" });
+    const written = await commitChanges(trx, this.#store.dialect, this.#jobs, first.changes, { creations: "skip" });
+    // Other processes' idle workers hear of the new jobs when (and only if) this commits.
+    if (written.length > 0) await this.#store.wakeups.notify(trx, "jobs");
     const created = new Set(written.map((change) => change.after.id));
     const lost = items.filter((item) => !created.has(item.id));
     const again = lost.length === 0 ? [] : await this.#handle(trx, lost);
@@ -271,12 +290,18 @@ export class JobQueue {
 
   /**
    * Calls `listener` after each committed enqueue through this instance that created a job, so
-   * a worker in the same process starts at once instead of at its next poll. Returns the
-   * function that unsubscribes. Enqueues by other processes are seen at the next poll.
+   * a worker in the same process starts at once instead of at its next poll, and on PostgreSQL
+   * also after every committed enqueue or redrive by any process on the database (`LISTEN`).
+   * Returns the function that unsubscribes. On SQLite, other processes' enqueues are seen at
+   * the next poll.
    */
   onEnqueued(listener: () => void): () => void {
     this.#enqueueListeners.add(listener);
-    return () => this.#enqueueListeners.delete(listener);
+    const unlisten = this.#store.wakeups.subscribe("jobs", listener);
+    return () => {
+      this.#enqueueListeners.delete(listener);
+      unlisten();
+    };
   }
 
   /** Checks one enqueue input and builds its command; throws before anything is written. */
@@ -288,7 +313,9 @@ export class JobQueue {
     const availableAt = checkTime(input.availableAt ?? now, "availableAt");
     const orderingKey =
       input.orderingKey === undefined ? null : checkIdentifier(input.orderingKey, "an ordering key", "VERQ_INVALID_ARGUMENT");
+    // A copy of its own, in canonical key order: nothing the caller does to its object later reaches it.
     const payload = JSON.parse(payloadJson) as Job["payload"];
+    if (typeof payload === "object" && payload !== null) this.#payloadTexts.set(payload, payloadJson);
     return { id, commands: [jobCommands.enqueue({ payload, maxAttempts, deadline, availableAt, orderingKey, now })] };
   }
 
@@ -355,7 +382,7 @@ export class JobQueue {
         if (decision.after.state === "leased") claimed.push(decision.after as ClaimedJob);
       }
       if (changes.length === 0) break;
-      await commitChanges(trx, this.#store.dialect, jobStream, changes);
+      await commitChanges(trx, this.#store.dialect, this.#jobs, changes);
     }
     return claimed;
   }
@@ -440,6 +467,8 @@ export class JobQueue {
     checkIdentifier(id, "a job id");
     if (options?.deadline !== undefined) checkTime(options.deadline, "the deadline");
     return this.#store.transaction(async (trx) => {
+      // Redrives take turns, so that the count of recent ones below is the count the limit judges.
+      await this.#store.dialect.exclusive(trx, "job.redrive");
       const now = this.#clock.now();
       const command = jobCommands.redrive({
         note: options.note,
@@ -454,6 +483,7 @@ export class JobQueue {
       const event = redriven?.accepted === true ? redriven.events.find((e) => e.type === "job.redriven") : undefined;
       if (event?.type !== "job.redriven") throw new VerqError("VERQ_UNEXPECTED", `the redrive of ${id} wrote no job.redriven`);
       const { previousToken, note, deadline } = event.data;
+      await this.#store.wakeups.notify(trx, "jobs");
       return { jobId: id, previousToken, at: now, note, deadline };
     });
   }
@@ -515,9 +545,9 @@ export class JobQueue {
     trx: Kysely<VerqDatabase>,
     items: readonly StreamCommands<JobCommand, JobStreamState>[],
   ): Promise<Decided<JobStreamState, JobDecision>[]> {
-    const current = await jobStream.load(trx, [...new Set(items.map((item) => item.id))]);
+    const current = await this.#jobs.load(trx, [...new Set(items.map((item) => item.id))]);
     const { decided, changes } = decideMany(current, this.#decide, items, newJob);
-    await commitChanges(trx, this.#store.dialect, jobStream, changes);
+    await commitChanges(trx, this.#store.dialect, this.#jobs, changes);
     return decided;
   }
 }

@@ -1,4 +1,9 @@
-import { sql, type Kysely } from "kysely";
+import { isVerqError } from "@verq/core";
+import type { Kysely } from "kysely";
+import { postgresStoreDialect } from "./dialect/postgres-dialect.ts";
+import type { PostgresOptions } from "./dialect/postgres-options.ts";
+import { describePostgresUrl, isPostgresUrl } from "./dialect/postgres-url.ts";
+import { noWakeups, type Wakeups } from "./dialect/wakeups.ts";
 import { sqliteStoreDialect } from "./dialect/sqlite-dialect.ts";
 import { openSqlite } from "./dialect/sqlite-connection.ts";
 import type { SqliteOptions } from "./dialect/sqlite-options.ts";
@@ -13,11 +18,14 @@ import { rebuildMessageProjections } from "./sql/files/rebuildMessageProjections
 /** Migrations of a fresh file that another process is migrating wait for it: 20 tries, 10 ms steps. */
 const MIGRATION_RETRY: BusyRetry = { attempts: 20, stepMs: 10, maxPauseMs: 200 };
 
-/** Where and how to open a store. */
-export interface OpenStoreOptions extends SqliteOptions {
+/** Where and how to open an embedded SQLite store. */
+export interface SqliteStoreOptions extends SqliteOptions {
   /** A file path (created if missing) or `:memory:`. */
   readonly path: string;
 }
+
+/** Where and how to open a store: a SQLite file (`path`) or a PostgreSQL database (`url`). */
+export type OpenStoreOptions = SqliteStoreOptions | PostgresOptions;
 
 /**
  * The store owns persistence: one database, its dialect, the event log and the projections.
@@ -26,14 +34,18 @@ export interface OpenStoreOptions extends SqliteOptions {
 export class VerqStore {
   readonly db: Kysely<VerqDatabase>;
   readonly dialect: StoreDialect;
+  /** Where the store is: the SQLite path, or `host:port/database` of a PostgreSQL store (never its password). */
   readonly path: string;
+  /** @internal Wake-ups between the processes that share the store (LISTEN/NOTIFY on PostgreSQL, none on SQLite). */
+  readonly wakeups: Wakeups;
   #closed = false;
 
   /** @internal use {@link openStore}. */
-  constructor(db: Kysely<VerqDatabase>, dialect: StoreDialect, path: string) {
+  constructor(db: Kysely<VerqDatabase>, dialect: StoreDialect, path: string, wakeups: Wakeups = noWakeups) {
     this.db = db;
     this.dialect = dialect;
     this.path = path;
+    this.wakeups = wakeups;
   }
 
   /**
@@ -84,35 +96,66 @@ export class VerqStore {
     return Number(row.n);
   }
 
-  /** Moves the write-ahead log into the database file and truncates it (SQLite), e.g. before measuring the file. */
+  /** Maintenance before the database's files are measured or copied: SQLite moves its write-ahead log into the file and truncates it; PostgreSQL has nothing to do. */
   async checkpoint(): Promise<void> {
-    await sql`pragma wal_checkpoint(TRUNCATE)`.execute(this.db);
+    await this.dialect.checkpoint(this.db);
   }
 
   /** Closes the database. Safe to call twice. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.wakeups.close();
     await this.db.destroy();
   }
 }
 
 /**
- * Opens a SQLite store at `path` (a file, created if missing, or `:memory:`) and migrates it to
- * the latest schema. Several processes may open the same file.
+ * Opens a store and migrates it to the latest schema: a SQLite file at `path` (created if
+ * missing, or `:memory:`), or the PostgreSQL database of `url` (`postgres://…` or
+ * `postgresql://…`; a string argument that is such a URL opens PostgreSQL, any other string is a
+ * SQLite path). Several processes (on PostgreSQL, several hosts) may open the same store, and
+ * the first opens of a fresh one take turns. On PostgreSQL a malformed URL, a server that cannot
+ * be reached, or one that refuses the user or a permission is `VERQ_STORE_UNREACHABLE`, naming
+ * the host and never the password.
  *
  * @example
  * const store = await openStore({ path: "verq.sqlite" });
+ * const shared = await openStore({ url: "postgres://verq@db.internal:5432/verq", poolSize: 10 });
  * const queue = new JobQueue(store);
  */
 export async function openStore(options: OpenStoreOptions | string): Promise<VerqStore> {
-  const resolved: OpenStoreOptions = typeof options === "string" ? { path: options } : options;
+  const resolved: OpenStoreOptions =
+    typeof options !== "string" ? options : isPostgresUrl(options) ? { url: options } : { path: options };
+  if ("url" in resolved) return openPostgresStore(resolved);
   const { db } = await openSqlite(resolved.path, resolved);
-  const store = new VerqStore(db, sqliteStoreDialect, resolved.path);
+  return migrated(new VerqStore(db, sqliteStoreDialect, resolved.path));
+}
+
+async function openPostgresStore(options: PostgresOptions): Promise<VerqStore> {
+  // Loaded only for PostgreSQL: a SQLite store never loads pg.
+  const { ensureSchema, openPostgres, unreachable } = await import("./dialect/postgres-connection.ts");
+  const { postgresWakeups } = await import("./dialect/postgres-wakeups.ts");
+  const { db, clientConfig } = await openPostgres(options);
+  const store = new VerqStore(db, postgresStoreDialect, describePostgresUrl(options.url), postgresWakeups(clientConfig));
+  try {
+    return await migrated(store, (trx) => ensureSchema(trx, options.schema));
+  } catch (error) {
+    throw isVerqError(error) ? error : unreachable(options.url, error);
+  }
+}
+
+/** Brings a freshly opened store's schema up to date, under the dialect's migration lock; closes it on failure. */
+async function migrated(store: VerqStore, before?: (db: Kysely<VerqDatabase>) => Promise<void>): Promise<VerqStore> {
+  const { dialect } = store;
   try {
     await retryWhenBusy(
-      (error) => sqliteStoreDialect.isBusy(error),
-      () => migrateToLatest(db, sqliteStoreDialect),
+      (error) => dialect.isBusy(error),
+      () =>
+        dialect.withMigrationLock(store.db, async (db) => {
+          await before?.(db);
+          await migrateToLatest(db, dialect);
+        }),
       MIGRATION_RETRY,
     );
   } catch (error) {

@@ -6,3 +6,13 @@ export { startRelayProcess, type RelayProcess } from "./process/relay-process.ts
 export { runJobsDemo } from "./demo/jobs-demo.ts";
 export { runRelayDemo } from "./demo/relay-demo.ts";
 export { runFilesDemo } from "./demo/files-demo.ts";
+export {
+  ENGINES,
+  TEST_POSTGRES_URL,
+  admin,
+  createTestDatabase,
+  engineAvailable,
+  postgresRequired,
+  type Engine,
+  type TestDatabase,
+} from "./engines/test-database.ts";

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { MessageError, VerqError } from "@verq/core";
-import { openStore, type StoredEvent, type VerqStore } from "@verq/store";
+import { isPostgresUrl, openStore, type StoredEvent, type VerqStore } from "@verq/store";
 import { Option } from "commander";
 import { EXIT } from "./exit-codes.ts";
 import { reportError, type CliContext } from "./output.ts";
@@ -28,9 +28,13 @@ export interface DbOptions extends JsonOptions {
   readonly db: string;
 }
 
-/** The required `--db <file>` option (a SQLite file, created if missing unless the command says otherwise), for `command.addOption`. */
-export function dbOption(description = "SQLite file"): Option {
-  return new Option("--db <file>", description).makeOptionMandatory();
+/**
+ * The required `--db <file|url>` option, for `command.addOption`: a SQLite file (created if
+ * missing unless the command says otherwise) or a PostgreSQL URL (`postgres://…` or
+ * `postgresql://…`).
+ */
+export function dbOption(description = "SQLite file or postgres:// URL"): Option {
+  return new Option("--db <file|url>", description).makeOptionMandatory();
 }
 
 /** The `--json` option (machine-readable output on stdout, errors as `{"error":{"code","message"}}`), for `command.addOption`. */
@@ -56,19 +60,22 @@ export async function runCommand(
 }
 
 /**
- * Opens the store at `db`, runs `work` on it and closes it, whatever `work` does. With
- * `mustExist`, a file that does not exist is `VERQ_FILE_NOT_FOUND` (exit 4) and nothing is
- * created: read-only commands never leave an empty database behind.
+ * Opens the store at `db` (a SQLite file, or a PostgreSQL URL), runs `work` on it and closes it,
+ * whatever `work` does. With `mustExist`, a SQLite file that does not exist is
+ * `VERQ_FILE_NOT_FOUND` (exit 4) and nothing is created: read-only commands never leave an empty
+ * database behind. A PostgreSQL server that cannot be used is `VERQ_STORE_UNREACHABLE` (exit 1),
+ * naming the host, never the password.
  */
 export async function withStore<T>(
   db: string,
   work: (store: VerqStore) => Promise<T>,
   options: { readonly mustExist?: boolean } = {},
 ): Promise<T> {
-  if (options.mustExist === true && db !== ":memory:" && !existsSync(db)) {
+  const postgres = isPostgresUrl(db);
+  if (options.mustExist === true && !postgres && db !== ":memory:" && !existsSync(db)) {
     throw new MessageError("VERQ_FILE_NOT_FOUND", `no database at ${db}; check --db`);
   }
-  const store = await openStore({ path: db });
+  const store = await openStore(postgres ? { url: db } : { path: db });
   try {
     return await work(store);
   } finally {

@@ -36,6 +36,7 @@ const CODE_EXITS: Record<string, ExitCode> = {
   VERQ_INVALID_DEADLINE: EXIT.usage,
   VERQ_BAD_ACK: EXIT.failed,
   VERQ_STORE_BUSY: EXIT.failed,
+  VERQ_STORE_UNREACHABLE: EXIT.failed,
 };
 
 /**

@@ -1,23 +1,68 @@
-import type { Kysely } from "kysely";
+import type { ColumnDefinitionBuilder, Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 
+/** The SQL type of a column of a batch row (see {@link StoreDialect.batchValues}). */
+export type BatchColumnType = "text" | "integer" | "bigint" | "numeric";
+
 /**
- * The store's seam between portable SQL and what differs per database: the append-only
- * trigger, how a claim locks its candidates, and how a unique violation is recognised. SQLite
- * and (later) PostgreSQL each implement it; services never see dialect-specific SQL.
+ * The store's seam between portable SQL and what differs per database, as capabilities: shared
+ * SQL never asks which engine it runs on. SQLite and PostgreSQL each implement it; services
+ * never see engine-specific SQL.
  */
 export interface StoreDialect {
-  /** Which engine this is; migrations read it where DDL differs (`bigserial` keys on PostgreSQL). */
+  /** Which engine this is, for messages and diagnostics only; no SQL is chosen by it. */
   readonly name: "sqlite" | "postgres";
+  /** The column type of the event log's global position (`integer` on SQLite, `bigserial` on PostgreSQL). */
+  readonly positionColumnType: string;
+  /**
+   * Makes the position column the table's key, assigned by the database on insert and never
+   * reused, even after the newest events were purged (SQLite's `AUTOINCREMENT`; a PostgreSQL
+   * sequence never goes back).
+   */
+  positionKey(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
   /** Installs the triggers that make UPDATE of an event, and DELETE of a job's event, fail. */
   createAppendOnlyGuards(db: Kysely<VerqDatabase>): Promise<void>;
   /**
-   * Suffix for the claim's candidate SELECT: `for update skip locked` on PostgreSQL; empty on
+   * Suffix for the claim's candidate SELECT: `for update skip locked` on PostgreSQL, so that
+   * claimers pass over each other's candidates instead of queueing behind them; empty on
    * SQLite, where `BEGIN IMMEDIATE` already holds the single write lock.
    */
   readonly claimLockSuffix: string;
+  /**
+   * The `(…), (…)` of a multi-row VALUES list of `rows` rows with these column types, with
+   * placeholders only (the values are bound, never spliced in): `(?, ?)` on SQLite, typed
+   * `($1::text, $2::bigint)` on PostgreSQL, where an untyped VALUES column would be text.
+   * Placeholders are numbered from 1 in row order.
+   */
+  batchValues(rows: number, types: readonly BatchColumnType[]): string;
+  /** Bound parameters one statement may carry. */
+  readonly maxParameters: number;
   /** True when `error` is a violation of a UNIQUE or PRIMARY KEY constraint. */
   isUniqueViolation(error: unknown): boolean;
-  /** True when `error` means "the database is busy or locked, try again". */
+  /**
+   * True when `error` means "run the transaction again from the start": the database is busy or
+   * locked (SQLite), or a serialization failure, a deadlock, or a version conflict with a
+   * transaction that committed meanwhile (PostgreSQL, where several writers run at once).
+   */
   isBusy(error: unknown): boolean;
+  /**
+   * Runs one statement that may fail (an insert a unique constraint can refuse) so that the
+   * transaction can go on after its failure: SQLite undoes only the failed statement; on
+   * PostgreSQL a failed statement aborts the transaction, so it runs inside a savepoint.
+   */
+  isolated<T>(trx: Kysely<VerqDatabase>, work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs the first open's schema work (`work`, with the database to run it on) so that processes
+   * opening one fresh database at once take turns: SQLite's migration transaction already takes
+   * the write lock; PostgreSQL takes a session advisory lock around it.
+   */
+  withMigrationLock<T>(db: Kysely<VerqDatabase>, work: (db: Kysely<VerqDatabase>) => Promise<T>): Promise<T>;
+  /**
+   * Makes the rest of `trx` exclusive among the transactions that name the same `topic`, until it
+   * ends: for a rule that counts rows no single row stands for (the redrive rate limit). SQLite
+   * already holds the single write lock; PostgreSQL takes a transaction advisory lock.
+   */
+  exclusive(trx: Kysely<VerqDatabase>, topic: string): Promise<void>;
+  /** Maintenance before the database's files are measured or copied: SQLite moves its WAL into the file; PostgreSQL has nothing to do. */
+  checkpoint(db: Kysely<VerqDatabase>): Promise<void>;
 }

@@ -4,12 +4,9 @@ import type { VerqDatabase } from "../schema.ts";
 
 /** The event log, the `jobs` and `redrives` projections, and operational counters. */
 export async function up(db: Kysely<VerqDatabase>, dialect: StoreDialect): Promise<void> {
-  const serial = dialect.name === "postgres" ? "bigserial" : "integer";
   await db.schema
     .createTable("events")
-    .addColumn("position", sql.raw(serial), (c) =>
-      dialect.name === "postgres" ? c.primaryKey() : c.primaryKey().autoIncrement(),
-    )
+    .addColumn("position", sql.raw(dialect.positionColumnType), (c) => dialect.positionKey(c))
     .addColumn("stream_type", "text", (c) => c.notNull())
     .addColumn("stream_id", "text", (c) => c.notNull())
     .addColumn("version", "integer", (c) => c.notNull())

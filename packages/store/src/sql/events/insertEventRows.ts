@@ -41,6 +41,8 @@ export async function insertEventRows(
   try {
     const result = await executeBatch<{ stream_id: string; version: number; position: number }>(
       trx,
+      dialect,
+      ["text", "text", "integer", "text", "text", "bigint"],
       values,
       (v) =>
         `insert into events (stream_type, stream_id, version, type, data, at_ms) values ${v}${conflict} returning stream_id, version, position`,

@@ -36,8 +36,8 @@ export async function checkMessageOrder(db: Kysely<VerqDatabase>, start: number,
   const gaps = await sql<{ order_no: string; prev: number | null; seq: number }>`
     select order_no, prev, seq from (
       select order_no, seq, lag(seq) over (partition by order_no order by seq) as prev
-      from (select distinct order_no, seq from processed)
-    ) where seq - coalesce(prev, ${start - 1}) > 1`.execute(db);
+      from (select distinct order_no, seq from processed) as distinct_seqs
+    ) as ordered where seq - coalesce(prev, ${start - 1}) > 1`.execute(db);
 
   const problems: OrderProblem[] = duplicates.rows.map((r) => ({
     group: r.order_no,

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
 import { messageDb, type ProcessedTable } from "./messageTables.ts";
@@ -9,23 +9,19 @@ import { messageDb, type ProcessedTable } from "./messageTables.ts";
  * preceding lookup, decides what is a duplicate, so two consumers racing with one key cannot
  * both record it. Any other error propagates.
  *
- * SQLite undoes only the failed statement and the transaction goes on; PostgreSQL would abort
- * the whole transaction, so there the insert runs inside a savepoint.
+ * The insert runs {@link StoreDialect.isolated}, so that the transaction goes on after a refusal
+ * on every engine.
  */
 export async function insertProcessedMessage(
   trx: Kysely<VerqDatabase>,
   dialect: StoreDialect,
   row: ProcessedTable,
 ): Promise<boolean> {
-  const savepoint = dialect.name === "postgres";
-  if (savepoint) await sql`savepoint verq_processed_insert`.execute(trx);
   try {
-    await messageDb(trx).insertInto("processed").values(row).execute();
-    if (savepoint) await sql`release savepoint verq_processed_insert`.execute(trx);
+    await dialect.isolated(trx, () => messageDb(trx).insertInto("processed").values(row).execute());
     return true;
   } catch (error) {
     if (!dialect.isUniqueViolation(error)) throw error;
-    if (savepoint) await sql`rollback to savepoint verq_processed_insert`.execute(trx);
     return false;
   }
 }

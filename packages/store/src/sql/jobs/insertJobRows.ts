@@ -1,5 +1,6 @@
 import type { Job } from "@verq/core";
 import type { Kysely } from "kysely";
+import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
 import { executeBatch } from "../batchValues.ts";
 import { columnsAndValues, jobToRow } from "./jobRow.ts";
@@ -12,8 +13,8 @@ export interface NewJobRow {
 }
 
 /** Inserts the `jobs` rows of new jobs in one multi-row statement. */
-export async function insertJobRows(trx: Kysely<VerqDatabase>, rows: readonly NewJobRow[]): Promise<void> {
+export async function insertJobRows(trx: Kysely<VerqDatabase>, dialect: StoreDialect, rows: readonly NewJobRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const { names, values } = columnsAndValues(rows.map((r) => jobToRow(r.job, r.payloadJson, r.enqueuePosition)));
-  await executeBatch(trx, values, (v) => `insert into jobs (${names.join(", ")}) values ${v}`);
+  const { names, types, values } = columnsAndValues(rows.map((r) => jobToRow(r.job, r.payloadJson, r.enqueuePosition)));
+  await executeBatch(trx, dialect, types, values, (v) => `insert into jobs (${names.join(", ")}) values ${v}`);
 }

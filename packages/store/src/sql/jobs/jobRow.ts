@@ -1,6 +1,7 @@
 import type { DeadReason, Job, JobState, JsonValue } from "@verq/core";
 import type { Selectable } from "kysely";
 import type { JobsTable } from "../../schema.ts";
+import type { BatchColumnType } from "../../dialect/store-dialect.ts";
 import type { BatchValue } from "../batchValues.ts";
 
 /** A `jobs` row as read back. */
@@ -60,11 +61,38 @@ export function jobToRow(job: Job, payloadJson: string, enqueuePosition: number)
   };
 }
 
+/** The SQL type of each `jobs` column, as the batch statements bind it (see migration 001). */
+export const JOB_COLUMN_TYPES: Readonly<Record<keyof JobRow, BatchColumnType>> = {
+  id: "text",
+  payload: "text",
+  state: "text",
+  token: "integer",
+  attempts: "integer",
+  max_attempts: "integer",
+  deadline: "bigint",
+  available_at: "bigint",
+  owner: "text",
+  lease_until: "bigint",
+  reason: "text",
+  dead_since: "bigint",
+  ordering_key: "text",
+  lease_expiries: "integer",
+  enqueued_at: "bigint",
+  enqueue_position: "bigint",
+  updated_at: "bigint",
+  version: "integer",
+};
+
 /**
- * The column names and values of rows built by `jobToRow` / `mutableColumns` (this file is the
- * one place that maps a job to columns). Every row comes from the same builder, so every row
- * lists its columns in the same order.
+ * The column names, their SQL types and the values of rows built by `jobToRow` /
+ * `mutableColumns` (this file is the one place that maps a job to columns). Every row comes from
+ * the same builder, so every row lists its columns in the same order.
  */
-export function columnsAndValues(rows: readonly Record<string, BatchValue>[]): { names: string[]; values: BatchValue[][] } {
-  return { names: Object.keys(rows[0] ?? {}), values: rows.map((row) => Object.values(row)) };
+export function columnsAndValues(rows: readonly Record<string, BatchValue>[]): {
+  names: string[];
+  types: BatchColumnType[];
+  values: BatchValue[][];
+} {
+  const names = Object.keys(rows[0] ?? {});
+  return { names, types: names.map((n) => JOB_COLUMN_TYPES[n as keyof JobRow]), values: rows.map((row) => Object.values(row)) };
 }

@@ -1,5 +1,6 @@
 import { JOB_STREAM, VersionConflict, type Job } from "@verq/core";
 import type { Kysely } from "kysely";
+import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
 import { executeBatch } from "../batchValues.ts";
 import { columnsAndValues, mutableColumns } from "./jobRow.ts";
@@ -15,14 +16,20 @@ export interface JobRowChange {
  * still at the version the decision was made on. Any row that moved meanwhile makes the whole
  * write fail with `VERQ_VERSION_CONFLICT` (the caller's transaction rolls back).
  */
-export async function updateJobRows(trx: Kysely<VerqDatabase>, changes: readonly JobRowChange[]): Promise<void> {
+export async function updateJobRows(
+  trx: Kysely<VerqDatabase>,
+  dialect: StoreDialect,
+  changes: readonly JobRowChange[],
+): Promise<void> {
   if (changes.length === 0) return;
-  const { names, values } = columnsAndValues(changes.map((c) => mutableColumns(c.after)));
+  const { names, types, values } = columnsAndValues(changes.map((c) => mutableColumns(c.after)));
   // VALUES columns are column1, column2, …: the mutable columns, then the id and the version.
   const picks = names.map((_, i) => `v.column${i + 1}`).join(", ");
   const rows = values.map((row, i) => [...row, changes[i]?.after.id ?? null, changes[i]?.beforeVersion ?? null]);
   const result = await executeBatch(
     trx,
+    dialect,
+    [...types, "text", "integer"],
     rows,
     (v) => `update jobs set (${names.join(", ")}) = (${picks})
       from (values ${v}) as v where jobs.id = v.column${names.length + 1} and jobs.version = v.column${names.length + 2}`,

@@ -1,0 +1,109 @@
+import { VerqError } from "@verq/core";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import type { VerqDatabase } from "../schema.ts";
+import type { PostgresOptions } from "./postgres-options.ts";
+import { postgresCode } from "./postgres-dialect.ts";
+import { describePostgresUrl, isPostgresUrl } from "./postgres-url.ts";
+
+/** A schema name verq accepts: it is written into `search_path`, so nothing that needs quoting. */
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+// int8 (positions, times in ms) and numeric (amounts) as numbers, as SQLite returns them; every
+// int8 verq stores is a time in ms, a position or a count, far below 2^53.
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+const types = {
+  getTypeParser(oid: number, format?: "text" | "binary"): (value: string) => unknown {
+    if (format !== "binary" && (oid === INT8_OID || oid === NUMERIC_OID)) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format ?? "text") as (value: string) => unknown;
+  },
+};
+
+/** Why a first connection failed, in words an operator can act on; never with a password. */
+function reasonOf(error: unknown): string {
+  const code = postgresCode(error) ?? (error as { code?: unknown } | null)?.code;
+  switch (code) {
+    case "ECONNREFUSED":
+      return "the connection was refused (is PostgreSQL running and listening there?)";
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return "the host name does not resolve";
+    case "ETIMEDOUT":
+      return "the connection timed out";
+    case "28P01":
+    case "28000":
+      return "authentication failed for that user";
+    case "3D000":
+      return "the database does not exist";
+    case "42501":
+      return "the user lacks a permission verq needs (CREATE on the database or schema)";
+    default:
+      return error instanceof Error ? error.message.replace(/postgres(ql)?:\/\/\S+/gi, "(url)") : String(error);
+  }
+}
+
+/**
+ * `VERQ_STORE_UNREACHABLE`: the PostgreSQL server at `url` could not be used, with the host and
+ * the reason; the connection string's user and password are never in the message.
+ */
+export function unreachable(url: string, error: unknown): VerqError {
+  return new VerqError(
+    "VERQ_STORE_UNREACHABLE",
+    `cannot use PostgreSQL at ${describePostgresUrl(url)}: ${reasonOf(error)}. Check the --db URL, the server and the user's permissions.`,
+    { cause: error },
+  );
+}
+
+/** The pool, the Kysely instance over it, and the configuration of one more connection like the pool's. */
+export interface PostgresHandles {
+  readonly pool: pg.Pool;
+  readonly db: Kysely<VerqDatabase>;
+  readonly clientConfig: pg.ClientConfig;
+}
+
+/**
+ * Opens a pool on the PostgreSQL database of `options.url`, with verq's tables in
+ * `options.schema` when given, and checks that one connection works: a malformed URL, a server
+ * that cannot be reached or one that refuses the user is `VERQ_STORE_UNREACHABLE`; a bad schema
+ * name or pool size `VERQ_INVALID_ARGUMENT`. Nothing is created here.
+ */
+export async function openPostgres(options: PostgresOptions): Promise<PostgresHandles> {
+  if (!isPostgresUrl(options.url) || !URL.canParse(options.url)) {
+    throw new VerqError(
+      "VERQ_STORE_UNREACHABLE",
+      "not a PostgreSQL URL: it looks like postgres://user@host:5432/database (or postgresql://…)",
+    );
+  }
+  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+    throw new VerqError("VERQ_INVALID_ARGUMENT", "a schema name is 1 to 63 letters, digits or _, not starting with a digit");
+  }
+  const poolSize = options.poolSize ?? 10;
+  if (!Number.isInteger(poolSize) || poolSize < 1) {
+    throw new VerqError("VERQ_INVALID_ARGUMENT", "poolSize must be a whole number of at least 1");
+  }
+  const clientConfig: pg.ClientConfig = {
+    connectionString: options.url,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    types,
+    ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
+  };
+  const pool = new pg.Pool({ ...clientConfig, max: poolSize });
+  // An idle connection the server ended (a restart, pg_terminate_backend) is dropped from the
+  // pool; without a listener its error would end the process.
+  pool.on("error", () => {});
+  const db = new Kysely<VerqDatabase>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await sql`select 1`.execute(db);
+  } catch (error) {
+    await db.destroy();
+    throw unreachable(options.url, error);
+  }
+  return { pool, db, clientConfig };
+}
+
+/** Creates `schema` if it is missing (on first open, under the migration lock). */
+export async function ensureSchema(db: Kysely<VerqDatabase>, schema: string | undefined): Promise<void> {
+  if (schema === undefined) return;
+  await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+}

@@ -1,0 +1,101 @@
+import { isVerqError } from "@verq/core";
+import { sql, type Kysely } from "kysely";
+import type { VerqDatabase } from "../schema.ts";
+import type { BatchColumnType, StoreDialect } from "./store-dialect.ts";
+
+/** The SQLSTATE of a PostgreSQL error, if `error` is one. */
+export function postgresCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/**
+ * SQLSTATEs after which the whole transaction is run again: serialization failure, deadlock
+ * detected, lock not available.
+ */
+const RETRYABLE = new Set(["40001", "40P01", "55P03"]);
+
+/** The advisory lock key of verq's migrations: "verq" in ASCII. */
+const MIGRATION_LOCK_KEY = 0x76657271;
+
+const placeholderCache = new Map<string, string>();
+
+/** The PostgreSQL side of the store's seam. */
+export const postgresStoreDialect: StoreDialect = {
+  name: "postgres",
+  positionColumnType: "bigserial",
+  positionKey: (column) => column.primaryKey(),
+  claimLockSuffix: "for update skip locked",
+  // PostgreSQL binds at most 65,535 parameters a statement.
+  maxParameters: 60_000,
+  async createAppendOnlyGuards(db: Kysely<VerqDatabase>): Promise<void> {
+    await sql`create function verq_events_append_only() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'UPDATE' then
+          raise exception 'VERQ_APPEND_ONLY: events cannot be updated';
+        end if;
+        if tg_op = 'TRUNCATE' then
+          raise exception 'VERQ_APPEND_ONLY: events cannot be truncated';
+        end if;
+        if old.stream_type = 'job' then
+          raise exception 'VERQ_APPEND_ONLY: job events cannot be deleted';
+        end if;
+        return old;
+      end $$`.execute(db);
+    await sql`create trigger events_append_only before update or delete on events
+      for each row execute function verq_events_append_only()`.execute(db);
+    // TRUNCATE skips row triggers: refuse it too.
+    await sql`create trigger events_no_truncate before truncate on events
+      for each statement execute function verq_events_append_only()`.execute(db);
+  },
+  // `($1::text, $2::bigint), ($3::text, $4::bigint)`: typed, since an untyped VALUES column is text.
+  batchValues(rows: number, types: readonly BatchColumnType[]): string {
+    const key = `${rows}x${types.join(",")}`;
+    let text = placeholderCache.get(key);
+    if (text === undefined) {
+      const parts: string[] = [];
+      let n = 0;
+      for (let r = 0; r < rows; r++) parts.push(`(${types.map((t) => `$${++n}::${t}`).join(", ")})`);
+      text = parts.join(", ");
+      if (placeholderCache.size > 1_000) placeholderCache.clear();
+      placeholderCache.set(key, text);
+    }
+    return text;
+  },
+  isUniqueViolation: (error) => postgresCode(error) === "23505",
+  isBusy(error: unknown): boolean {
+    const code = postgresCode(error);
+    // Several writers run at once here: a stream another transaction moved meanwhile is decided again.
+    return (code !== undefined && RETRYABLE.has(code)) || isVerqError(error, "VERQ_VERSION_CONFLICT");
+  },
+  // A failed statement aborts a PostgreSQL transaction; a savepoint keeps the rest of it.
+  async isolated<T>(trx: Kysely<VerqDatabase>, work: () => Promise<T>): Promise<T> {
+    await sql`savepoint verq_isolated`.execute(trx);
+    try {
+      const result = await work();
+      await sql`release savepoint verq_isolated`.execute(trx);
+      return result;
+    } catch (error) {
+      await sql`rollback to savepoint verq_isolated`.execute(trx);
+      throw error;
+    }
+  },
+  checkpoint: () => Promise.resolve(),
+  async exclusive(trx: Kysely<VerqDatabase>, topic: string): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtext(${topic}))`.execute(trx);
+  },
+  // One session-level advisory lock for the whole first open: the schema, Kysely's migration
+  // tables and the migrations themselves, so that processes opening one fresh database at once
+  // wait for each other instead of racing on CREATE.
+  async withMigrationLock<T>(db: Kysely<VerqDatabase>, work: (db: Kysely<VerqDatabase>) => Promise<T>): Promise<T> {
+    return db.connection().execute(async (connection) => {
+      await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
+      try {
+        return await work(connection);
+      } finally {
+        await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
+      }
+    });
+  },
+};

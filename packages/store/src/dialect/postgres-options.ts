@@ -1,0 +1,16 @@
+/**
+ * How a PostgreSQL store is opened. Every field is optional but the connection string.
+ */
+export interface PostgresOptions {
+  /** `postgres://user:password@host:port/database` (also `postgresql://`), with any libpq parameters it takes. */
+  readonly url: string;
+  /**
+   * The schema that holds verq's tables (default: the connection's own search path, usually
+   * `public`). Created on first open when missing. Letters, digits and `_` only.
+   */
+  readonly schema?: string;
+  /** Connections in the pool (default 10). Each in-flight transaction holds one. */
+  readonly poolSize?: number;
+  /** How long to wait for a connection before `VERQ_STORE_UNREACHABLE`, in ms (default 10 000). */
+  readonly connectTimeoutMs?: number;
+}

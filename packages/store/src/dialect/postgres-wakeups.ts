@@ -1,0 +1,96 @@
+import { sql } from "kysely";
+import pg from "pg";
+import type { WakeupTopic, Wakeups } from "./wakeups.ts";
+
+/** The channel of a topic; one per topic, shared by every verq store on the database. */
+const channelOf = (topic: WakeupTopic): string => `verq_${topic}`;
+
+/** Pause before listening again after the listening connection was lost. */
+const RELISTEN_MS = 500;
+
+/**
+ * Wake-ups over PostgreSQL's `LISTEN`/`NOTIFY`: `notify` runs `pg_notify` in the caller's
+ * transaction (so it is sent on commit only), `subscribe` shares one dedicated connection per
+ * store that LISTENs on the topic's channel, opened at the first subscriber, closed with the
+ * last, and opened again after it is lost (a restart, `pg_terminate_backend`). While it is down
+ * the listeners hear nothing, which polling covers.
+ */
+export function postgresWakeups(config: pg.ClientConfig): Wakeups {
+  const listeners = new Map<string, Set<() => void>>();
+  let client: pg.Client | null = null;
+  let connecting: Promise<void> | null = null;
+  let closed = false;
+  let retry: NodeJS.Timeout | null = null;
+
+  const deliver = (message: pg.Notification) => {
+    for (const listener of listeners.get(message.channel) ?? []) listener();
+  };
+  const total = () => [...listeners.values()].reduce((n, set) => n + set.size, 0);
+
+  const disconnect = async () => {
+    const current = client;
+    client = null;
+    if (current !== null) await current.end().catch(() => {});
+  };
+
+  const connect = (): Promise<void> => {
+    connecting ??= (async () => {
+      const next = new pg.Client(config);
+      next.on("notification", deliver);
+      next.on("error", () => {
+        if (client === next) client = null;
+        void next.end().catch(() => {});
+        schedule();
+      });
+      try {
+        await next.connect();
+        for (const channel of listeners.keys()) await next.query(`listen ${channel}`);
+        if (closed || total() === 0) {
+          await next.end();
+          return;
+        }
+        client = next;
+      } catch {
+        await next.end().catch(() => {});
+        schedule();
+      } finally {
+        connecting = null;
+      }
+    })();
+    return connecting;
+  };
+
+  const schedule = () => {
+    if (closed || retry !== null || total() === 0) return;
+    retry = setTimeout(() => {
+      retry = null;
+      void connect();
+    }, RELISTEN_MS);
+    retry.unref();
+  };
+
+  return {
+    async notify(trx, topic) {
+      await sql`select pg_notify(${channelOf(topic)}, '')`.execute(trx);
+    },
+    subscribe(topic, listener) {
+      const channel = channelOf(topic);
+      let set = listeners.get(channel);
+      const fresh = set === undefined;
+      if (set === undefined) listeners.set(channel, (set = new Set()));
+      set.add(listener);
+      if (client === null) void connect();
+      else if (fresh) void client.query(`listen ${channel}`).catch(() => {});
+      return () => {
+        set.delete(listener);
+        if (total() === 0) void disconnect();
+      };
+    },
+    async close() {
+      closed = true;
+      if (retry !== null) clearTimeout(retry);
+      await connecting;
+      await disconnect();
+    },
+  };
+}
