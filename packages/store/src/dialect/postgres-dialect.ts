@@ -98,4 +98,10 @@ export const postgresStoreDialect: StoreDialect = {
       }
     });
   },
+  // Kysely's migrator finds its tables in any schema it can see unless told which: without this,
+  // a fresh store would take another schema's verq_migrations for its own and never create them.
+  async migrationSchema(db: Kysely<VerqDatabase>): Promise<string | undefined> {
+    const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+    return rows[0]?.schema ?? undefined;
+  },
 };

@@ -51,4 +51,5 @@ export const sqliteStoreDialect: StoreDialect = {
   exclusive: () => Promise.resolve(),
   // The migrations run in one BEGIN IMMEDIATE transaction (see sqlite-connection.ts): that is the lock.
   withMigrationLock: (db, work) => work(db),
+  migrationSchema: () => Promise.resolve(undefined),
 };

@@ -58,6 +58,13 @@ export interface StoreDialect {
    */
   withMigrationLock<T>(db: Kysely<VerqDatabase>, work: (db: Kysely<VerqDatabase>) => Promise<T>): Promise<T>;
   /**
+   * The schema that holds the store's migration bookkeeping, read on `db` before migrating:
+   * undefined on SQLite (one file, one schema); PostgreSQL's current schema, since other schemas
+   * of the same database may hold other verq stores, and their bookkeeping must not be taken
+   * for this one's.
+   */
+  migrationSchema(db: Kysely<VerqDatabase>): Promise<string | undefined>;
+  /**
    * Makes the rest of `trx` exclusive among the transactions that name the same `topic`, until it
    * ends: for a rule that counts rows no single row stands for (the redrive rate limit). SQLite
    * already holds the single write lock; PostgreSQL takes a transaction advisory lock.

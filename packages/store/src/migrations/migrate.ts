@@ -19,9 +19,11 @@ function migrationsFor(dialect: StoreDialect): Record<string, Migration> {
 /** Brings the database to the latest schema; a no-op when it is already there. */
 export async function migrateToLatest(db: Kysely<VerqDatabase>, dialect: StoreDialect): Promise<void> {
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrationsFor(dialect)) };
+  const schema = await dialect.migrationSchema(db);
   const migrator = new Migrator({
     db,
     provider,
+    ...(schema === undefined ? {} : { migrationTableSchema: schema }),
     migrationTableName: "verq_migrations",
     migrationLockTableName: "verq_migrations_lock",
     // Areas number their migrations independently (002 files, 003 ledger, 004 receiver).

@@ -1,0 +1,57 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { JobQueue, openStore, type VerqStore } from "../src/index.ts";
+import { TEST_POSTGRES_URL, admin, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
+
+/**
+ * S1: several verq stores share one PostgreSQL database, each in a schema of its own. Each first
+ * open creates its own tables and its own migration bookkeeping, whatever the other schemas hold.
+ */
+describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL stores in several schemas of one database", () => {
+  const databases: TestDatabase[] = [];
+  const stores: VerqStore[] = [];
+  const schemas: string[] = [];
+
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    for (const database of databases.splice(0)) await database.dispose();
+    for (const schema of schemas.splice(0)) await admin(`drop schema if exists ${schema} cascade`);
+  });
+
+  async function migrations(schema: string): Promise<unknown> {
+    return (await admin(`select count(*)::int as n from ${schema}.verq_migrations`)).rows[0];
+  }
+
+  it("a fresh schema opens beside one that already holds a store, and each keeps its own jobs", async () => {
+    const first = await createTestDatabase("postgres");
+    databases.push(first);
+    const a = await first.open();
+    stores.push(a);
+    await new JobQueue(a).enqueue({ id: "in-first", payload: 1 });
+
+    const second = await createTestDatabase("postgres");
+    databases.push(second);
+    const b = await second.open();
+    stores.push(b);
+    await new JobQueue(b).enqueue({ id: "in-second", payload: 2 });
+
+    expect((await new JobQueue(a).list("pending")).map((j) => j.id)).toEqual(["in-first"]);
+    expect((await new JobQueue(b).list("pending")).map((j) => j.id)).toEqual(["in-second"]);
+    expect(await migrations(first.schema!)).toEqual({ n: 4 });
+    expect(await migrations(second.schema!)).toEqual({ n: 4 });
+  });
+
+  it("the schema option creates its schema on first open while another schema holds a store", async () => {
+    const other = await createTestDatabase("postgres");
+    databases.push(other);
+    stores.push(await other.open());
+    const schema = `verq_option_${process.pid}_${randomUUID().replaceAll("-", "").slice(0, 8)}`;
+    schemas.push(schema);
+    const store = await openStore({ url: TEST_POSTGRES_URL, schema });
+    stores.push(store);
+    await new JobQueue(store).enqueue({ id: "own", payload: 1 });
+    expect(await migrations(schema)).toEqual({ n: 4 });
+    expect((await admin(`select id from ${schema}.jobs`)).rows).toEqual([{ id: "own" }]);
+    expect((await admin(`select count(*)::int as n from ${other.schema!}.jobs`)).rows[0]).toEqual({ n: 0 });
+  });
+});
