@@ -7,16 +7,22 @@
  * - no (job, token) was handed out twice (each job's claims carry tokens 1, 2, 3, … once each);
  * - no stale finish was accepted (every outcome carries the token of the claim before it).
  *
- * Run: npx tsx stress/jobs-kill-soak.ts [--jobs 10000] [--workers 4] [--kills 100] [--lease-ms 500]
+ * The queue's store is `--db`, as the CLI's `--db` takes it: a SQLite file or a PostgreSQL URL
+ * (the soak's own temporary SQLite file by default). A PostgreSQL store must be empty: the soak
+ * counts every job in it. The receiver keeps its own SQLite file beside the soak's other files.
+ *
+ * Run: npx tsx stress/jobs-kill-soak.ts [--jobs 10000] [--workers 4] [--kills 100] [--lease-ms 500] [--db <path or postgres://…>]
  */
 import type { ChildProcess } from "node:child_process";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { JobQueue, openStore, type StoredEvent } from "@verq/store";
+import { JobQueue, MAX_BATCH_SIZE, openStore, type StoredEvent } from "@verq/store";
 import { spawnVerq, startReceiver, tempDir } from "@verq/testing";
 
 export interface JobsKillSoakOptions {
   readonly jobs: number;
+  /** The queue's store, as `--db` takes it (a SQLite path or a PostgreSQL URL); a fresh temporary SQLite file by default. */
+  readonly db?: string;
   readonly workers: number;
   readonly kills: number;
   readonly leaseMs: number;
@@ -26,6 +32,8 @@ export interface JobsKillSoakOptions {
 }
 
 export interface JobsKillSoakReport {
+  /** The engine of the queue's store. */
+  readonly engine: "sqlite" | "postgres";
   readonly jobs: number;
   readonly kills: number;
   readonly done: number;
@@ -64,14 +72,16 @@ export async function runJobsKillSoak(options: JobsKillSoakOptions): Promise<Job
   const log = options.log ?? (() => {});
   const started = Date.now();
   const dir = tempDir("verq-soak-");
-  const queueDb = `${dir.path}/queue.sqlite`;
+  const queueDb = options.db ?? `${dir.path}/queue.sqlite`;
   const receiver = await startReceiver(`${dir.path}/receiver.sqlite`);
-  const store = await openStore({ path: queueDb });
+  const store = await openStore(queueDb);
   const workers: ChildProcess[] = [];
   try {
     const queue = new JobQueue(store);
-    for (let i = 0; i < options.jobs; i++) {
-      await queue.enqueue({ id: `soak-${String(i).padStart(6, "0")}`, payload: { quantity: 1 }, maxAttempts: 1_000 });
+    // In batches: one commit per batch, not per job, which a PostgreSQL server's fsync makes slow.
+    for (let from = 0; from < options.jobs; from += MAX_BATCH_SIZE) {
+      const ids = Array.from({ length: Math.min(MAX_BATCH_SIZE, options.jobs - from) }, (_, i) => soakId(from + i));
+      await queue.enqueueMany(ids.map((id) => ({ id, payload: { quantity: 1 }, maxAttempts: 1_000 })));
     }
     log(`enqueued ${options.jobs} jobs`);
     const working = new Set<ChildProcess>();
@@ -138,12 +148,13 @@ export async function runJobsKillSoak(options: JobsKillSoakOptions): Promise<Job
     let duplicateClaims = 0;
     let acceptedStaleFinishes = 0;
     for (let i = 0; i < options.jobs; i++) {
-      const audit = auditJobStream(await queue.history(`soak-${String(i).padStart(6, "0")}`));
+      const audit = auditJobStream(await queue.history(soakId(i)));
       duplicateClaims += audit.duplicateClaims;
       acceptedStaleFinishes += audit.acceptedStaleFinishes;
     }
     const deadRows = await queue.list("dead", { limit: options.jobs });
     return {
+      engine: store.dialect.name,
       jobs: stats.total,
       kills,
       done: stats.byState.done,
@@ -166,6 +177,10 @@ export async function runJobsKillSoak(options: JobsKillSoakOptions): Promise<Job
   }
 }
 
+function soakId(i: number): string {
+  return `soak-${String(i).padStart(6, "0")}`;
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -178,9 +193,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       kills: { type: "string", default: "100" },
       "lease-ms": { type: "string", default: "500" },
       "kill-every-ms": { type: "string", default: "300" },
+      db: { type: "string" },
     },
   });
   const report = await runJobsKillSoak({
+    ...(values.db === undefined ? {} : { db: values.db }),
     jobs: Number(values.jobs),
     workers: Number(values.workers),
     kills: Number(values.kills),

@@ -12,8 +12,13 @@
  * - every GUID is DONE in the ledger, and the channel's final answer is the core's answer;
  * - the core's balance is the opening balance minus every amount, once.
  *
+ * The ledger's store is `--db`, as the CLI's `--db` takes it: a SQLite file or a PostgreSQL URL
+ * (the soak's own temporary SQLite file by default). A PostgreSQL store must be empty: the
+ * audit reads every ledger entry in it.
+ *
  * Run: npx tsx stress/relay-kill-soak.ts [--guids 2000] [--kills 30] [--concurrency 16] [--answers-per-kill auto]
- *      [--recover-after-ms 5000] [--min-age-ms 2000]   (or: pnpm --filter @verq/stress run relay --guids 2000)
+ *      [--recover-after-ms 5000] [--min-age-ms 2000] [--db <path or postgres://…>]
+ *      (or: pnpm --filter @verq/stress run relay --guids 2000)
  */
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
@@ -30,6 +35,8 @@ const ROTATION: readonly KillMode[] = [...RELAY_FAILPOINTS, "sigkill"];
 
 export interface RelayKillSoakOptions {
   readonly guids: number;
+  /** The ledger's store, as `--db` takes it (a SQLite path or a PostgreSQL URL); a fresh temporary SQLite file by default. */
+  readonly db?: string;
   /** Relay deaths before the clean relay starts. */
   readonly kills: number;
   /** Channel requests in flight at once. */
@@ -61,6 +68,8 @@ export interface RelayKillSoakOptions {
 }
 
 export interface RelayKillSoakReport {
+  /** The engine of the ledger's store. */
+  readonly engine: "sqlite" | "postgres";
   readonly guids: number;
   readonly kills: number;
   readonly killsBy: Readonly<Record<KillMode, number>>;
@@ -307,7 +316,7 @@ async function runRelayCommand<T>(args: readonly string[]): Promise<T> {
 }
 
 /**
- * Runs the soak described at the top of this file on a fresh SQLite file in a temp folder, with
+ * Runs the soak described at the top of this file on `options.db` (a fresh SQLite file in a temp folder by default), with
  * an in-process {@link TestCore} on 127.0.0.1, and returns its figures and the audit. It does not
  * throw on a failed audit: the report says what went wrong ({@link relaySoakPassed}).
  */
@@ -332,7 +341,7 @@ export async function runRelayKillSoak(options: RelayKillSoakOptions): Promise<R
     String(maxAttempts),
   ];
   const dir = tempDir("verq-relay-soak-");
-  const db = `${dir.path}/ledger.sqlite`;
+  const db = options.db ?? `${dir.path}/ledger.sqlite`;
   const openingBalance = 1_000_000_000;
   const core = await TestCore.start({ openingBalance });
   const amounts = new Map<string, number>();
@@ -342,7 +351,7 @@ export async function runRelayKillSoak(options: RelayKillSoakOptions): Promise<R
     amounts.set(guid, 1 + (i % 97));
     requests.set(guid, JSON.stringify({ guid, amount: 1 + (i % 97), to: `acct-${i % 13}` }));
   }
-  const store = await openStore({ path: db });
+  const store = await openStore(db);
   const channel = new ResendingChannel(requests);
   const channelDone = channel.run(options.concurrency, 5_000);
   let relay: RelayProcess | undefined;
@@ -455,6 +464,7 @@ export async function runRelayKillSoak(options: RelayKillSoakOptions): Promise<R
     const audit = auditRelaySoak({ amounts, bank: core.bank, openingBalance, entries, answers: channel.answers });
     const events = await eventFigures(store);
     return {
+      engine: store.dialect.name,
       guids: options.guids,
       kills,
       killsBy,
@@ -534,6 +544,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       "min-age-ms": { type: "string", default: "2000" },
       "max-attempts": { type: "string", default: "50" },
       "settle-timeout-ms": { type: "string", default: "300000" },
+      db: { type: "string" },
     },
   });
   const whole = (name: keyof typeof values, min: number): number => {
@@ -543,6 +554,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     return n;
   };
   const report = await runRelayKillSoak({
+    ...(values.db === undefined ? {} : { db: values.db }),
     guids: whole("guids", 1),
     kills: whole("kills", 0),
     concurrency: whole("concurrency", 1),

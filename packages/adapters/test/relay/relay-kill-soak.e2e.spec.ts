@@ -1,32 +1,45 @@
 import type { LedgerEntry } from "@verq/core";
-import { expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { auditRelaySoak, RELAY_FAILPOINTS, relaySoakPassed, runRelayKillSoak } from "../../../../stress/relay-kill-soak.ts";
-import { TestBank } from "@verq/testing";
+import { createTestDatabase, ENGINES, engineAvailable, TestBank, type TestDatabase } from "@verq/testing";
 
-it("G1/G3/G5/G6/G8/G9 relay kill soak: a relay process killed at each failpoint and at random under a resending channel; after the sweep, resolve and reprocess every GUID is DONE and the core processed each once", async () => {
-  const report = await runRelayKillSoak({ guids: 120, kills: 4, concurrency: 8, recoverAfterMs: 3_000 });
-  console.log(`[soak:relay] ${JSON.stringify(report)}`);
-  for (const name of RELAY_FAILPOINTS) expect(report.killsBy[name], `kills at ${name}`).toBeGreaterThanOrEqual(1);
-  expect(report.unexpectedExits).toBe(0);
-  // The relay that died at relay.afterClaim left a RECEIVED entry, the one at relay.afterCoreCall
-  // a SENT entry the core had processed: the sweep and resolve must have settled both kinds.
-  expect(report.recoveredReceivedToFailed).toBeGreaterThanOrEqual(1);
-  expect(report.recoveredSentToUnknown).toBeGreaterThanOrEqual(1);
-  expect(report.resolvedDone).toBeGreaterThanOrEqual(1);
-  expect(report.audit).toEqual({
-    processedTwice: [],
-    notDone: [],
-    doneWithoutCall: [],
-    answerMismatches: [],
-    strayCalls: 0,
-    expectedBalance: report.audit.expectedBalance,
-    balanceMatches: true,
-    ok: true,
+for (const engine of ENGINES) {
+  describe.skipIf(!(await engineAvailable(engine)))(`[${engine}]`, () => {
+    let database: TestDatabase;
+    beforeEach(async () => {
+      database = await createTestDatabase(engine, "ledger.sqlite");
+    });
+    afterEach(async () => {
+      await database.dispose();
+    });
+
+    it("G1/G3/G5/G6/G8/G9 relay kill soak: a relay process killed at each failpoint and at random under a resending channel; after the sweep, resolve and reprocess every GUID is DONE and the core processed each once", async () => {
+      const report = await runRelayKillSoak({ db: database.db, guids: 120, kills: 4, concurrency: 8, recoverAfterMs: 3_000 });
+      console.log(`[soak:relay:${engine}] ${JSON.stringify(report)}`);
+      for (const name of RELAY_FAILPOINTS) expect(report.killsBy[name], `kills at ${name}`).toBeGreaterThanOrEqual(1);
+      expect(report.engine).toBe(engine);
+      expect(report.unexpectedExits).toBe(0);
+      // The relay that died at relay.afterClaim left a RECEIVED entry, the one at relay.afterCoreCall
+      // a SENT entry the core had processed: the sweep and resolve must have settled both kinds.
+      expect(report.recoveredReceivedToFailed).toBeGreaterThanOrEqual(1);
+      expect(report.recoveredSentToUnknown).toBeGreaterThanOrEqual(1);
+      expect(report.resolvedDone).toBeGreaterThanOrEqual(1);
+      expect(report.audit).toEqual({
+        processedTwice: [],
+        notDone: [],
+        doneWithoutCall: [],
+        answerMismatches: [],
+        strayCalls: 0,
+        expectedBalance: report.audit.expectedBalance,
+        balanceMatches: true,
+        ok: true,
+      });
+      expect(report.coreCalls).toBe(120);
+      expect(report.coreCallsPerGuidMax).toBe(1);
+      expect(relaySoakPassed(report)).toBe(true);
+    }, 120_000);
   });
-  expect(report.coreCalls).toBe(120);
-  expect(report.coreCallsPerGuidMax).toBe(1);
-  expect(relaySoakPassed(report)).toBe(true);
-}, 120_000);
+}
 
 it("the soak's audit catches a GUID processed twice and a GUID not DONE", () => {
   const bank = new TestBank(1_000);
