@@ -1,8 +1,11 @@
 /**
  * Child process of the multi-process claim test (SPEC J3). Usage:
  *
- *   node --import tsx claim-worker.ts <db> <owner> <claims.jsonl> <seed> <leaseMs> <idleMs> [wal|delete]
+ *   node --import tsx claim-worker.ts <db> <owner> <claims.jsonl> <seed> <leaseMs> <idleMs> [wal|delete] [permanentShare]
  *
+ * `<db>` is a SQLite file (opened in the journal mode given, WAL by default) or a `postgres://`
+ * URL (the journal mode is then ignored). `permanentShare` is the share of claims finished
+ * `permanent` (0.05 by default; 0 leaves every job to end `done` given attempts enough).
  * Prints `ready` once the store is open, waits for `go` on stdin (so both workers start
  * together), then claims in a tight loop with short leases. Every claim is written to
  * `<claims.jsonl>` (synchronously, before anything else happens to the job) as
@@ -15,19 +18,20 @@
 import fs from "node:fs";
 import readline from "node:readline";
 import { seededRng, type FinishOutcome } from "@verq/core";
-import { JobQueue, openStore } from "@verq/store";
+import { JobQueue, isPostgresUrl, openStore } from "@verq/store";
 
-const [dbPath, owner, outFile, seedText, leaseText, idleText, journalText] = process.argv.slice(2);
+const [dbPath, owner, outFile, seedText, leaseText, idleText, journalText, permanentText] = process.argv.slice(2);
 if (dbPath === undefined || owner === undefined || outFile === undefined) {
-  throw new Error("usage: claim-worker.ts <db> <owner> <claims.jsonl> <seed> <leaseMs> <idleMs> [wal|delete]");
+  throw new Error("usage: claim-worker.ts <db> <owner> <claims.jsonl> <seed> <leaseMs> <idleMs> [wal|delete] [permanentShare]");
 }
 const journalMode = journalText === "delete" ? "delete" : "wal";
+const permanentShare = Number(permanentText ?? 0.05);
 const leaseMs = Number(leaseText ?? 5);
 const idleMs = Number(idleText ?? 300);
 const rng = seededRng(Number(seedText ?? 1));
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-const store = await openStore({ path: dbPath, journalMode });
+const store = await openStore(isPostgresUrl(dbPath) ? { url: dbPath } : { path: dbPath, journalMode });
 const queue = new JobQueue(store, {
   rng,
   defaultLeaseMs: leaseMs,
@@ -63,7 +67,7 @@ for (;;) {
   }
   let outcome: FinishOutcome = "ok";
   if (roll < 0.45) outcome = "retry";
-  else if (roll < 0.5) outcome = "permanent";
+  else if (roll < 0.45 + permanentShare) outcome = "permanent";
   // A slow worker: the lease runs out first, and another claimer may have taken the job over.
   if (rng() < 0.15) await sleep(leaseMs + 1);
   const accepted = await queue.finish(job.id, job.token, outcome);
