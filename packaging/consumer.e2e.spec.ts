@@ -7,6 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, engineAvailable } from "@verq/testing";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const FIXTURE = path.join(import.meta.dirname, "consumer");
@@ -34,6 +35,8 @@ function mustRun(command: string, args: readonly string[], cwd: string, timeoutM
   }
   return result.stdout;
 }
+
+const postgresUp = await engineAvailable("postgres");
 
 let work: string;
 let tarballs: Record<(typeof PACKAGES)[number], string>;
@@ -93,8 +96,7 @@ describe("P1: the packed packages in a project outside the workspace", () => {
     }
   });
 
-  it("(a) a plain node ESM script opens a SQLite file, enqueues, claims, finishes and prints stats()", () => {
-    const out = mustRun(process.execPath, ["enqueue-claim-finish.mjs", path.join(consumer, "jobs.sqlite")], consumer);
+  function expectOneJobDone(out: string): void {
     const result = JSON.parse(out) as {
       token: number;
       accepted: boolean;
@@ -104,6 +106,19 @@ describe("P1: the packed packages in a project outside the workspace", () => {
     expect(result.accepted).toBe(true);
     expect(result.stats.total).toBe(1);
     expect(result.stats.byState).toEqual({ pending: 0, leased: 0, done: 1, dead: 0 });
+  }
+
+  it("(a) a plain node ESM script opens a SQLite file, enqueues, claims, finishes and prints stats()", () => {
+    expectOneJobDone(mustRun(process.execPath, ["enqueue-claim-finish.mjs", path.join(consumer, "jobs.sqlite")], consumer));
+  });
+
+  it.skipIf(!postgresUp)("(a) the same script on PostgreSQL: the installed store brings its driver", async () => {
+    const database = await createTestDatabase("postgres");
+    try {
+      expectOneJobDone(mustRun(process.execPath, ["enqueue-claim-finish.mjs", database.db], consumer));
+    } finally {
+      await database.dispose();
+    }
   });
 
   it("(b) tsc --noEmit type-checks a consumer file that uses the public types, with moduleResolution nodenext", () => {
