@@ -55,3 +55,36 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL stores in seve
     expect((await admin(`select count(*)::int as n from ${other.schema!}.jobs`)).rows[0]).toEqual({ n: 0 });
   });
 });
+
+describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL stores beside schemas that come and go", () => {
+  it("first opens succeed while other clients create and drop schemas of their own all along", async () => {
+    let churning = true;
+    const churn = (async () => {
+      for (let i = 0; churning; i++) {
+        const schema = `verq_churn_${process.pid}_${i}`;
+        await admin(`create schema ${schema}; create table ${schema}.t (id int primary key)`);
+        await admin(`drop schema ${schema} cascade`);
+      }
+    })();
+    const opened: string[] = [];
+    try {
+      for (let round = 0; round < 15; round++) {
+        const database = await createTestDatabase("postgres");
+        try {
+          const store = await database.open();
+          opened.push((await store.db.introspection.getTables()).map((t) => t.name).join(","));
+          await store.close();
+        } finally {
+          await database.dispose();
+        }
+      }
+    } finally {
+      churning = false;
+      await churn;
+    }
+    expect(opened).toHaveLength(15);
+    // Introspection sees the store's own schema only, never a neighbour's tables.
+    expect(new Set(opened).size).toBe(1);
+    expect(opened[0]?.split(",")).not.toContain("t");
+  });
+});

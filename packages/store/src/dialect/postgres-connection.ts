@@ -1,9 +1,10 @@
 import { VerqError } from "@verq/core";
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { Kysely, sql } from "kysely";
 import pg from "pg";
 import type { VerqDatabase } from "../schema.ts";
 import type { PostgresOptions } from "./postgres-options.ts";
 import { postgresCode } from "./postgres-dialect.ts";
+import { SearchPathPostgresDialect } from "./postgres-introspector.ts";
 import { describePostgresUrl, isPostgresUrl } from "./postgres-url.ts";
 
 /** A schema name verq accepts: it is written into `search_path`, so nothing that needs quoting. */
@@ -92,7 +93,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresHa
   // An idle connection the server ended (a restart, pg_terminate_backend) is dropped from the
   // pool; without a listener its error would end the process.
   pool.on("error", () => {});
-  const db = new Kysely<VerqDatabase>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<VerqDatabase>({ dialect: new SearchPathPostgresDialect({ pool }) });
   try {
     await sql`select 1`.execute(db);
   } catch (error) {

@@ -1,0 +1,95 @@
+import {
+  PostgresDialect,
+  sql,
+  type DatabaseIntrospector,
+  type DatabaseMetadata,
+  type DatabaseMetadataOptions,
+  type Kysely,
+  type ColumnMetadata,
+  type SchemaMetadata,
+  type TableMetadata,
+} from "kysely";
+
+interface ColumnRow {
+  readonly schema: string;
+  readonly table: string;
+  readonly table_type: string;
+  readonly column: string;
+  readonly type: string;
+  readonly type_schema: string;
+  readonly not_null: boolean;
+  readonly has_default: boolean;
+  readonly comment: string | null;
+  readonly auto_incrementing: string | null;
+}
+
+/** The migration tables Kysely hides from its listings unless asked for them. */
+const KYSELY_TABLES = ["kysely_migration", "kysely_migration_lock"];
+
+/**
+ * Kysely's PostgreSQL introspection, limited to the schemas of the connection's search path:
+ * the tables the store itself reads and writes. Kysely's own lists every schema of the database
+ * and asks for each one's privileges by name, which fails when another client drops a schema
+ * meanwhile; a store in a schema of its own must neither see nor trip over its neighbours.
+ */
+export class SearchPathIntrospector implements DatabaseIntrospector {
+  readonly #db: Kysely<unknown>;
+
+  constructor(db: Kysely<unknown>) {
+    this.#db = db;
+  }
+
+  async getSchemas(): Promise<SchemaMetadata[]> {
+    const { rows } = await sql<{ name: string }>`select unnest(current_schemas(false)) as name`.execute(this.#db);
+    return rows.map((row) => ({ name: row.name }));
+  }
+
+  async getTables(options: DatabaseMetadataOptions = { withInternalKyselyTables: false }): Promise<TableMetadata[]> {
+    const { rows } = await sql<ColumnRow>`
+      select ns.nspname as schema, c.relname as table, c.relkind as table_type, a.attname as column,
+        typ.typname as type, dtns.nspname as type_schema, a.attnotnull as not_null, a.atthasdef as has_default,
+        col_description(a.attrelid, a.attnum) as comment,
+        pg_get_serial_sequence(quote_ident(ns.nspname) || '.' || quote_ident(c.relname), a.attname) as auto_incrementing
+      from pg_catalog.pg_attribute a
+        join pg_catalog.pg_class c on a.attrelid = c.oid
+        join pg_catalog.pg_namespace ns on c.relnamespace = ns.oid
+        join pg_catalog.pg_type typ on a.atttypid = typ.oid
+        join pg_catalog.pg_namespace dtns on typ.typnamespace = dtns.oid
+      where ns.nspname = any (current_schemas(false))
+        and c.relkind in ('r', 'v', 'p')
+        and a.attnum >= 0
+        and not a.attisdropped
+      order by ns.nspname, c.relname, a.attnum`.execute(this.#db);
+    const tables = new Map<string, TableMetadata & { columns: ColumnMetadata[] }>();
+    for (const row of rows) {
+      if (options.withInternalKyselyTables !== true && KYSELY_TABLES.includes(row.table)) continue;
+      const key = `${row.schema}.${row.table}`;
+      let table = tables.get(key);
+      if (table === undefined) {
+        table = { name: row.table, schema: row.schema, isView: row.table_type === "v", columns: [] };
+        tables.set(key, table);
+      }
+      table.columns.push({
+        name: row.column,
+        dataType: row.type,
+        dataTypeSchema: row.type_schema,
+        isNullable: !row.not_null,
+        isAutoIncrementing: row.auto_incrementing !== null,
+        hasDefaultValue: row.has_default,
+        ...(row.comment === null ? {} : { comment: row.comment }),
+      });
+    }
+    return [...tables.values()];
+  }
+
+  async getMetadata(options?: DatabaseMetadataOptions): Promise<DatabaseMetadata> {
+    return { tables: await this.getTables(options) };
+  }
+}
+
+/** Kysely's PostgreSQL dialect, with introspection limited to the search path (see {@link SearchPathIntrospector}). */
+export class SearchPathPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new SearchPathIntrospector(db);
+  }
+}
