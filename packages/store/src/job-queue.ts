@@ -208,7 +208,6 @@ export class JobQueue {
   readonly #defaultDeadlineMs: number;
   readonly #redriveLimit: RedriveLimit;
   readonly #decide: JobDecider;
-  readonly #enqueueListeners = new Set<() => void>();
   readonly #jobs: StreamProjection<JobStreamState, JobEvent>;
   readonly #payloadTexts: WeakMap<object, string>;
 
@@ -255,15 +254,9 @@ export class JobQueue {
     if (inputs.length === 0) return [];
     const now = this.#clock.now();
     const items = inputs.map((input) => this.#enqueueCommand(input, now));
-    const results =
-      outer === undefined
-        ? await this.#store.transaction((trx) => this.#enqueueIn(trx, items))
-        : await this.#enqueueIn(outer, items);
-    // With an outer transaction the job is not committed yet. A worker of this process that
-    // wakes now waits for the store's one connection, so it claims after the commit; after a
-    // rollback it finds nothing, which costs one empty claim.
-    if (results.some((r) => r.created)) for (const listener of this.#enqueueListeners) listener();
-    return results;
+    return outer === undefined
+      ? await this.#store.transaction((trx) => this.#enqueueIn(trx, items))
+      : await this.#enqueueIn(outer, items);
   }
 
   /**
@@ -276,32 +269,40 @@ export class JobQueue {
   async #enqueueIn(trx: Kysely<VerqDatabase>, items: readonly EnqueueItem[]): Promise<EnqueueResult[]> {
     const first = decideMany(new Map(), this.#decide, items, newJob);
     const written = await commitChanges(trx, this.#store.dialect, this.#jobs, first.changes, { creations: "skip" });
-    // Other processes' idle workers hear of the new jobs when (and only if) this commits.
-    if (written.length > 0) await this.#store.wakeups.notify(trx, "jobs");
+    const { wakeups } = this.#store;
+    let wakeNow = false;
+    if (written.length > 0) {
+      // The store's idle workers are woken once the new jobs are committed: by the store when it
+      // sees the commit (any transaction of store.transaction), else by the channel where it
+      // reaches them. Where it does not (SQLite), they are woken now: a claim they start waits
+      // for the store's one connection, so it runs after the commit (after a rollback it finds
+      // nothing, which costs one empty claim).
+      const seen = this.#store.afterCommit(trx, () => wakeups.wakeHere("jobs"));
+      wakeNow = !seen && !wakeups.reachesOwnSubscribers;
+      // Other processes' idle workers hear of them when (and only if) this commits.
+      await wakeups.notify(trx, "jobs", seen);
+    }
     const created = new Set(written.map((change) => change.after.id));
     const lost = items.filter((item) => !created.has(item.id));
     const again = lost.length === 0 ? [] : await this.#handle(trx, lost);
-    return items.map((item, i) => {
+    const results = items.map((item, i) => {
       const decided = created.has(item.id) ? first.decided[i] : again.shift();
       if (decided === undefined) throw new Error(`no decision for the enqueue of ${item.id}`);
       return enqueueResult(decided, item.commands[0]);
     });
+    if (wakeNow) wakeups.wakeHere("jobs");
+    return results;
   }
 
   /**
-   * Calls `listener` after each committed enqueue through this instance that created a job, so
-   * a worker in the same process starts at once instead of at its next poll, and on PostgreSQL
-   * also after every committed enqueue or redrive by any process on the database (`LISTEN`).
-   * Returns the function that unsubscribes. On SQLite, other processes' enqueues are seen at
-   * the next poll.
+   * Calls `listener` after each committed enqueue through a queue on the same store that
+   * created a job, so a worker in the same process starts at once instead of at its next poll,
+   * and on PostgreSQL also after every committed enqueue or redrive by any other process on the
+   * database (`LISTEN`). Returns the function that unsubscribes. On SQLite, other processes'
+   * enqueues are seen at the next poll.
    */
   onEnqueued(listener: () => void): () => void {
-    this.#enqueueListeners.add(listener);
-    const unlisten = this.#store.wakeups.subscribe("jobs", listener);
-    return () => {
-      this.#enqueueListeners.delete(listener);
-      unlisten();
-    };
+    return this.#store.wakeups.subscribe("jobs", listener);
   }
 
   /** Checks one enqueue input and builds its command; throws before anything is written. */

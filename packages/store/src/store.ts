@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import { postgresStoreDialect } from "./dialect/postgres-dialect.ts";
 import type { PostgresOptions } from "./dialect/postgres-options.ts";
 import { describePostgresUrl, isPostgresUrl } from "./dialect/postgres-url.ts";
-import { noWakeups, type Wakeups } from "./dialect/wakeups.ts";
+import { localWakeups, type Wakeups } from "./dialect/wakeups.ts";
 import { sqliteStoreDialect } from "./dialect/sqlite-dialect.ts";
 import { openSqlite } from "./dialect/sqlite-connection.ts";
 import type { SqliteOptions } from "./dialect/sqlite-options.ts";
@@ -36,12 +36,14 @@ export class VerqStore {
   readonly dialect: StoreDialect;
   /** Where the store is: the SQLite path, or `host:port/database` of a PostgreSQL store (never its password). */
   readonly path: string;
-  /** @internal Wake-ups between the processes that share the store (LISTEN/NOTIFY on PostgreSQL, none on SQLite). */
+  /** @internal Wake-ups of the workers that share the store: in this process, and between processes by LISTEN/NOTIFY on PostgreSQL. */
   readonly wakeups: Wakeups;
   #closed = false;
+  /** What to run after each commit of {@link transaction}, by its transaction (see {@link afterCommit}). */
+  readonly #afterCommit = new WeakMap<Kysely<VerqDatabase>, (() => void)[]>();
 
   /** @internal use {@link openStore}. */
-  constructor(db: Kysely<VerqDatabase>, dialect: StoreDialect, path: string, wakeups: Wakeups = noWakeups) {
+  constructor(db: Kysely<VerqDatabase>, dialect: StoreDialect, path: string, wakeups: Wakeups = localWakeups()) {
     this.db = db;
     this.dialect = dialect;
     this.path = path;
@@ -57,14 +59,36 @@ export class VerqStore {
    * types the service's own tables.
    */
   async transaction<T>(work: (trx: Kysely<VerqDatabase>) => Promise<T>, attempts = TRANSACTION_RETRY.attempts): Promise<T> {
-    return retryWhenBusy(
+    const { result, committed } = await retryWhenBusy(
       (error) => this.dialect.isBusy(error),
-      () => this.db.transaction().execute(work),
+      async () => {
+        // Each attempt collects its own: what a rolled-back attempt scheduled never runs.
+        const callbacks: (() => void)[] = [];
+        const result = await this.db.transaction().execute((trx) => {
+          this.#afterCommit.set(trx, callbacks);
+          return work(trx);
+        });
+        return { result, committed: callbacks };
+      },
       {
         ...TRANSACTION_RETRY,
         attempts,
       },
     );
+    for (const callback of committed) callback();
+    return result;
+  }
+
+  /**
+   * @internal Runs `callback` right after `trx` commits, never after a rollback, when `trx` is a
+   * transaction of {@link transaction}, and returns true; any other transaction commits where
+   * the store cannot see it: then nothing is scheduled and this returns false.
+   */
+  afterCommit(trx: Kysely<VerqDatabase>, callback: () => void): boolean {
+    const callbacks = this.#afterCommit.get(trx);
+    if (callbacks === undefined) return false;
+    callbacks.push(callback);
+    return true;
   }
 
   /**

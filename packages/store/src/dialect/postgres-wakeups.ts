@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import pg from "pg";
 import type { WakeupTopic, Wakeups } from "./wakeups.ts";
@@ -13,7 +14,9 @@ const RELISTEN_MS = 500;
  * transaction (so it is sent on commit only), `subscribe` shares one dedicated connection per
  * store that LISTENs on the topic's channel, opened at the first subscriber, closed with the
  * last, and opened again after it is lost (a restart, `pg_terminate_backend`). While it is down
- * the listeners hear nothing, which polling covers.
+ * the listeners hear nothing, which polling covers. `wakeHere` calls the store's own listeners
+ * at once; an announcement made for the others only carries this store's own id, which its own
+ * listening connection passes over, so that they are not woken twice for one commit.
  */
 export function postgresWakeups(config: pg.ClientConfig): Wakeups {
   const listeners = new Map<string, Set<() => void>>();
@@ -21,9 +24,13 @@ export function postgresWakeups(config: pg.ClientConfig): Wakeups {
   let connecting: Promise<void> | null = null;
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
+  const self = randomUUID();
 
+  const wake = (channel: string) => {
+    for (const listener of listeners.get(channel) ?? []) listener();
+  };
   const deliver = (message: pg.Notification) => {
-    for (const listener of listeners.get(message.channel) ?? []) listener();
+    if (message.payload !== self) wake(message.channel);
   };
   const total = () => [...listeners.values()].reduce((n, set) => n + set.size, 0);
 
@@ -70,9 +77,11 @@ export function postgresWakeups(config: pg.ClientConfig): Wakeups {
   };
 
   return {
-    async notify(trx, topic) {
-      await sql`select pg_notify(${channelOf(topic)}, '')`.execute(trx);
+    reachesOwnSubscribers: true,
+    async notify(trx, topic, othersOnly = false) {
+      await sql`select pg_notify(${channelOf(topic)}, ${othersOnly ? self : ""})`.execute(trx);
     },
+    wakeHere: (topic) => wake(channelOf(topic)),
     subscribe(topic, listener) {
       const channel = channelOf(topic);
       let set = listeners.get(channel);
