@@ -5,6 +5,10 @@ export interface ReadyChild {
   /** Resolves with everything the child printed, once it exits with code 0 (rejects otherwise). */
   readonly exited: Promise<string>;
   go(): void;
+  /** What the child printed so far (a child that runs until stopped reports its progress here). */
+  output(): string;
+  /** Asks a child that runs until stopped to stop (SIGTERM); it reports and exits with code 0. */
+  stop(): void;
 }
 
 /**
@@ -33,8 +37,8 @@ export async function startReadyChildren(
     );
     // Awaited after `go()`; until then a failure is reported by `ready`, not as an unhandled rejection.
     exited.catch(() => undefined);
-    return { ready, exited, go: () => child.stdin.end("go\n") };
+    return { ready, exited, go: () => child.stdin.end("go\n"), output: () => out, stop: () => child.kill("SIGTERM") };
   });
   await Promise.all(children.map((c) => c.ready));
-  return children.map(({ exited, go }) => ({ exited, go }));
+  return children.map(({ exited, go, output, stop }) => ({ exited, go, output, stop }));
 }

@@ -1,6 +1,8 @@
 /**
  * verq's benchmark: every figure of the job lifecycle, the relay and the file consumer, next to
- * raw better-sqlite3, plainjob, BullMQ and pg-boss measured in the same run. Scenarios run in
+ * raw better-sqlite3, plainjob, BullMQ and pg-boss measured in the same run; and verq on
+ * PostgreSQL next to graphile-worker and pg-boss on the same server, with the settings they
+ * share printed under the table. Scenarios run in
  * rounds, interleaved (each round in a rotated order) so that a noisy neighbour hurts every
  * system alike; the table shows the median, min and max of the rounds and, for each baseline,
  * verq's advantage as a ratio (above 1: verq is better).
@@ -8,11 +10,17 @@
  *   pnpm bench            # the reported run: 10,000 jobs per throughput figure, 3 rounds
  *   pnpm bench --quick    # tiny sizes, to prove the harness works (well under two minutes)
  *   pnpm bench --only 2d  # only the groups whose name contains "2d"
+ *   pnpm bench --only PostgreSQL  # only verq on PostgreSQL and its baselines
+ *
+ * The PostgreSQL groups (1c, 1d, 2f, 2g) start worker processes and migrate a schema per run,
+ * which tiny sizes do not amortise: `--quick` leaves them out unless `--only` names them
+ * (`--quick --only PostgreSQL --rounds 1` proves them on their own).
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { PG_GROUPS, postgresServerSettings } from "./postgres-settings.ts";
 import { type BenchSize, type Figure, type Scenario } from "./scenario.ts";
 import { allScenarios } from "./scenarios/index.ts";
 import { checkTargets, type Row } from "./targets.ts";
@@ -52,7 +60,11 @@ function format(value: number, unit: string): string {
 }
 
 async function main(): Promise<void> {
-  const scenarios = allScenarios().filter((s) => args.only === undefined || s.group.includes(args.only));
+  const postgresGroups: readonly string[] = Object.values(PG_GROUPS);
+  const wanted = (group: string): boolean =>
+    args.only === undefined ? !(quick && postgresGroups.includes(group)) : group.includes(args.only);
+  const groupsOf = (s: Scenario): string[] => [s.group, ...(s.alsoIn ?? [])].filter(wanted);
+  const scenarios = allScenarios().filter((s) => groupsOf(s).length > 0);
   const skipped = new Map<Scenario, string>();
   for (const scenario of scenarios) {
     const available = scenario.available === undefined ? true : await scenario.available();
@@ -90,18 +102,21 @@ async function main(): Promise<void> {
       const values = list.map((f) => f[name]?.value).filter((v): v is number => v !== undefined);
       const first = list.find((f) => f[name] !== undefined)?.[name];
       if (first === undefined) continue;
-      rows.push({
-        group: scenario.group,
-        system: scenario.system,
-        settings: scenario.settings,
-        figure: name,
-        unit: first.unit,
-        better: first.better,
-        median: median(values),
-        min: Math.min(...values),
-        max: Math.max(...values),
-        runs: values.length,
-      });
+      for (const group of groupsOf(scenario)) {
+        rows.push({
+          group,
+          system: scenario.system,
+          settings: scenario.settings,
+          ...(scenario.postgres === undefined ? {} : { postgres: scenario.postgres }),
+          figure: name,
+          unit: first.unit,
+          better: first.better,
+          median: median(values),
+          min: Math.min(...values),
+          max: Math.max(...values),
+          runs: values.length,
+        });
+      }
     }
   }
 
@@ -124,7 +139,7 @@ async function main(): Promise<void> {
     );
   }
   for (const [scenario, reason] of skipped)
-    lines.push(`| ${scenario.group} | ${scenario.system} | not measured: ${reason} | | | 0 | |`);
+    for (const group of groupsOf(scenario)) lines.push(`| ${group} | ${scenario.system} | not measured: ${reason} | | | 0 | |`);
   lines.push("");
   lines.push("What each row measured, with its durability settings:");
   const described = new Set<string>();
@@ -134,8 +149,9 @@ async function main(): Promise<void> {
     described.add(key);
     lines.push(`- ${row.group.split(" ")[0]} ${row.system}: ${row.settings}`);
   }
+  lines.push(...(await postgresSection(sorted)));
   lines.push("");
-  lines.push("Targets (verq on SQLite, in this run):");
+  lines.push("Targets (verq on SQLite unless the line says PostgreSQL, in this run):");
   for (const target of checkTargets(rows)) lines.push(`- ${target}`);
   if (failures.length > 0) {
     lines.push("");
@@ -146,6 +162,33 @@ async function main(): Promise<void> {
   process.stdout.write(text);
   if (args.out !== undefined) fs.writeFileSync(args.out, text);
   if (failures.length > 0) process.exitCode = 1;
+}
+
+/**
+ * What the PostgreSQL rows share and where they differ, under the table: the server's
+ * durability as it ran (read with `show`, never changed by the bench), then per row the
+ * processes, the jobs in flight in each and each process's pool. Empty without PostgreSQL rows.
+ */
+async function postgresSection(rows: readonly Row[]): Promise<string[]> {
+  const used = new Map<string, Row>();
+  for (const row of rows) if (row.postgres !== undefined) used.set(`${row.group} · ${row.system}`, row);
+  if (used.size === 0) return [];
+  const server = await postgresServerSettings();
+  const lines = ["", "PostgreSQL settings of this run, one server for verq, graphile-worker and pg-boss:"];
+  lines.push(
+    typeof server === "string"
+      ? `- server: not read (${server})`
+      : `- server: PostgreSQL ${server.version}, synchronous_commit=${server.synchronousCommit} (\`show synchronous_commit\`; the server's own setting, not changed), fsync=${server.fsync}`,
+  );
+  lines.push("");
+  lines.push("| group | system | processes | jobs in flight per process | pool per process |");
+  lines.push("|---|---|---:|---:|---:|");
+  for (const row of used.values()) {
+    const use = row.postgres;
+    if (use === undefined) continue;
+    lines.push(`| ${row.group.split(" ")[0]} | ${row.system} | ${use.processes} | ${use.concurrency} | ${use.poolSize} |`);
+  }
+  return lines;
 }
 
 /** The best verq median among the rows of `row`'s group and figure. */

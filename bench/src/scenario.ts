@@ -18,6 +18,16 @@ export interface BenchSize {
   readonly dir: string;
 }
 
+/** Processes, jobs in flight and connections of a PostgreSQL scenario. */
+export interface PostgresUse {
+  /** Processes working on the one database. */
+  readonly processes: number;
+  /** Jobs in flight in each process (none for a scenario that only enqueues). */
+  readonly concurrency: number | "none (enqueue only)";
+  /** Connections in each process's pool. */
+  readonly poolSize: number;
+}
+
 /** One figure: a value and whether more is better (rates) or less is better (latency, bytes). */
 export interface Figure {
   readonly value: number;
@@ -28,10 +38,17 @@ export interface Figure {
 export interface Scenario {
   /** The figure group, e.g. "2. jobs/s, one worker": rows of one group are compared. */
   readonly group: string;
-  /** The system measured: "verq" or a baseline's name ("raw better-sqlite3", "plainjob", "BullMQ", "pg-boss"). */
+  /**
+   * Further groups whose rows these figures also belong to, measured once: pg-boss's rows stand
+   * beside verq on SQLite (its embedded default) and beside verq on PostgreSQL (the same server).
+   */
+  readonly alsoIn?: readonly string[];
+  /** The system measured: "verq" or a baseline's name ("raw better-sqlite3", "plainjob", "BullMQ", "pg-boss", "graphile-worker"). */
   readonly system: string;
   /** What was measured and with which settings (durability, concurrency, batch size). */
   readonly settings: string;
+  /** How a PostgreSQL scenario uses the server, printed under the table so that the rows can be seen to match. */
+  readonly postgres?: PostgresUse;
   /** Rounds to run in a full run when fewer than the others (a long single measurement); all in --quick. */
   readonly rounds?: number;
   /** Whether the services it needs (Redis, PostgreSQL) are reachable; a missing one is reported, not hidden. */

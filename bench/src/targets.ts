@@ -1,10 +1,14 @@
 /** The issue's speed targets, checked against one run's rows (met or missed, with the figures). */
+import { CONCURRENCY, PROCESSES } from "./postgres-settings.ts";
+import type { PostgresUse } from "./scenario.ts";
 
 /** One figure of one scenario over all rounds. */
 export interface Row {
   readonly group: string;
   readonly system: string;
   readonly settings: string;
+  /** How a PostgreSQL row used the server. */
+  readonly postgres?: PostgresUse;
   readonly figure: string;
   readonly unit: string;
   readonly better: "higher" | "lower";
@@ -52,6 +56,19 @@ export function checkTargets(rows: readonly Row[]): string[] {
       1,
     ),
   ];
+  for (const [group, how] of [
+    ["2f", `concurrency ${CONCURRENCY} in one process`],
+    ["2g", `${PROCESSES} processes on one database`],
+  ] as const) {
+    out.push(
+      ratioTarget(
+        `verq on PostgreSQL ahead of graphile-worker at its best documented settings, ${how}`,
+        best(find(rows, group, isVerq, rate)),
+        best(find(rows, group, (s) => s.startsWith("graphile-worker"), rate)),
+        1,
+      ),
+    );
+  }
   const added = find(rows, "4", isVerq, (f) => f === "added p50 ms")[0];
   out.push(
     added === undefined

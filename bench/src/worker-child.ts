@@ -1,16 +1,18 @@
 /**
- * A verq worker in its own process, for the figures that need one: two processes on one file,
- * and the peak memory of a worker. Prints "ready", waits for "go" on stdin, drains the queue
- * with a group-commit `JobWorker`, and prints one JSON line: jobs finished, milliseconds, peak RSS.
+ * A verq worker in its own process, for the figures that need one: two processes on one SQLite
+ * file, four on one PostgreSQL database, and the peak memory of a worker. `<db>` is a SQLite
+ * path or a PostgreSQL URL (then with a pool of `<poolSize>` connections). Prints "ready",
+ * waits for "go" on stdin, drains the queue with a group-commit `JobWorker`, and prints one
+ * JSON line: jobs finished, milliseconds, peak RSS.
  *
- *   tsx worker-child.ts <db> <owner> <concurrency> <batchSize>
+ *   tsx worker-child.ts <db> <owner> <concurrency> <batchSize> [poolSize]
  */
 import readline from "node:readline";
 import { JobQueue, JobWorker, openStore } from "@verq/store";
 
-const [db, owner, concurrency, batchSize] = process.argv.slice(2);
+const [db, owner, concurrency, batchSize, poolSize] = process.argv.slice(2);
 if (db === undefined || owner === undefined) throw new Error("usage: worker-child.ts <db> <owner> <concurrency> <batchSize>");
-const store = await openStore({ path: db });
+const store = await openStore(/^postgres(ql)?:\/\//i.test(db) ? { url: db, poolSize: Number(poolSize ?? 10) } : { path: db });
 const queue = new JobQueue(store);
 process.stdout.write("ready\n");
 const input = readline.createInterface({ input: process.stdin });

@@ -1,21 +1,25 @@
 import type { Scenario } from "../scenario.ts";
 import { bullmqScenarios } from "./bullmq.ts";
 import { fileScenarios } from "./files.ts";
+import { graphileWorkerScenarios } from "./graphile-worker.ts";
 import { pgBossScenarios } from "./pg-boss.ts";
 import { plainjobScenarios } from "./plainjob.ts";
 import { rawSqliteScenarios } from "./raw-sqlite.ts";
 import { relayScenarios } from "./relay.ts";
 import { verqJobScenarios } from "./verq-jobs.ts";
+import { verqPostgresScenarios } from "./verq-postgres.ts";
 
 /** Every scenario of the run, verq first, then the baselines. */
 export function allScenarios(): Scenario[] {
   return [
     ...verqJobScenarios(),
+    ...verqPostgresScenarios(),
     ...relayScenarios(),
     ...fileScenarios(),
     ...rawSqliteScenarios(),
     ...plainjobScenarios(),
     ...bullmqScenarios(),
     ...pgBossScenarios(),
+    ...graphileWorkerScenarios(),
   ];
 }

@@ -26,7 +26,8 @@ async function withQueue<T>(
   }
 }
 
-async function enqueueAll(queue: JobQueue, count: number, prefix = "job"): Promise<void> {
+/** Enqueues `count` jobs, 1,000 per `enqueueMany` (one transaction each). */
+export async function enqueueAll(queue: JobQueue, count: number, prefix = "job"): Promise<void> {
   for (let done = 0; done < count; done += 1_000) {
     const n = Math.min(1_000, count - done);
     await queue.enqueueMany(
@@ -91,21 +92,30 @@ async function workerRate(size: BenchSize, concurrency: number, batchSize: numbe
   });
 }
 
-interface ChildResult {
+/** What one worker process reports. */
+export interface ChildResult {
   readonly ok: number;
   readonly ms: number;
   readonly peakRssBytes: number;
 }
 
-/** Starts `count` worker processes on one file, lets them go together, and waits for their reports. */
-async function workerProcesses(
+/**
+ * Starts `count` worker processes on one database (a SQLite file, or a PostgreSQL URL with a
+ * pool of `poolSize` in each), lets them go together, and waits for their reports.
+ */
+export async function workerProcesses(
   db: string,
   count: number,
   concurrency: number,
   batchSize: number,
+  poolSize = 10,
 ): Promise<{ wallMs: number; results: ChildResult[] }> {
   const script = fileURLToPath(new URL("../worker-child.ts", import.meta.url));
-  const children = await startReadyChildren(script, (i) => [db, `p${i + 1}`, String(concurrency), String(batchSize)], count);
+  const children = await startReadyChildren(
+    script,
+    (i) => [db, `p${i + 1}`, String(concurrency), String(batchSize), String(poolSize)],
+    count,
+  );
   const start = performance.now();
   for (const child of children) child.go();
   const outputs = await Promise.all(children.map((c) => c.exited));
