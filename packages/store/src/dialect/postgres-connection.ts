@@ -90,9 +90,12 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresHa
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
   };
   const pool = new pg.Pool({ ...clientConfig, max: poolSize });
-  // An idle connection the server ended (a restart, pg_terminate_backend) is dropped from the
-  // pool; without a listener its error would end the process.
+  // A connection the server ends (a restart, pg_terminate_backend, a network reset) emits
+  // `error`: the pool listens only while the connection is idle, and an error with no listener
+  // would end the process. The query it was running still fails with that error, and the pool
+  // drops the connection.
   pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
   const db = new Kysely<VerqDatabase>({ dialect: new SearchPathPostgresDialect({ pool }) });
   try {
     await sql`select 1`.execute(db);
