@@ -59,12 +59,20 @@ export async function runCommand(
   }
 }
 
+const invalid = (message: string) => new VerqError("VERQ_INVALID_ARGUMENT", message);
+const quoted = (text: string) => JSON.stringify(text.slice(0, 80));
+
+/** A URL's scheme (`mysql` of `mysql://…`), or null for anything else, such as a file path. */
+const urlScheme = (text: string): string | null => /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text)?.[1] ?? null;
+
 /**
  * Opens the store at `db` (a SQLite file, or a PostgreSQL URL), runs `work` on it and closes it,
- * whatever `work` does. With `mustExist`, a SQLite file that does not exist is
+ * whatever `work` does. A URL of any other scheme is `VERQ_INVALID_ARGUMENT` (exit 2), never a
+ * file of that name. With `mustExist`, a SQLite file that does not exist is
  * `VERQ_FILE_NOT_FOUND` (exit 4) and nothing is created: read-only commands never leave an empty
- * database behind. A PostgreSQL server that cannot be used is `VERQ_STORE_UNREACHABLE` (exit 1),
- * naming the host, never the password.
+ * database behind. A PostgreSQL database is never created (only verq's tables in it, by any
+ * command, on first use); a PostgreSQL URL that is malformed, or a server that cannot be used, is
+ * `VERQ_STORE_UNREACHABLE` (exit 1), naming the host, never the password.
  */
 export async function withStore<T>(
   db: string,
@@ -72,6 +80,11 @@ export async function withStore<T>(
   options: { readonly mustExist?: boolean } = {},
 ): Promise<T> {
   const postgres = isPostgresUrl(db);
+  const scheme = postgres ? null : urlScheme(db);
+  if (scheme !== null) {
+    // Only the scheme is quoted back: the rest of a URL may carry a password.
+    throw invalid(`--db takes a SQLite file or a postgres:// (postgresql://) URL, not a ${scheme}:// URL`);
+  }
   if (options.mustExist === true && !postgres && db !== ":memory:" && !existsSync(db)) {
     throw new MessageError("VERQ_FILE_NOT_FOUND", `no database at ${db}; check --db`);
   }
@@ -107,9 +120,6 @@ export function onStopSignal(stop: () => void): () => void {
   process.once("SIGTERM", handler);
   return off;
 }
-
-const invalid = (message: string) => new VerqError("VERQ_INVALID_ARGUMENT", message);
-const quoted = (text: string) => JSON.stringify(text.slice(0, 80));
 
 /**
  * Parses a whole number written in decimal digits, from `min` (0 by default) to `max`

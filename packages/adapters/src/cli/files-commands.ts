@@ -7,7 +7,7 @@ import { DEFAULT_PROFILE, loadProfile, type FileQueueProfile } from "../files/pr
 import { initQueue } from "../files/queue-dirs.ts";
 import { formatLag, measureLag } from "../files/queue-lag.ts";
 import { DEFAULT_MAX_BYTES } from "../files/read-claimed-file.ts";
-import { replayFile } from "../files/replay-file.ts";
+import { checkFileName, replayFile } from "../files/replay-file.ts";
 import { inferSchema } from "../files/schema-inference.ts";
 import {
   dbOption,
@@ -63,7 +63,7 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
       "recover processing/, then claim and process every .json in the inbox; prints the done, error and duplicate counts",
     )
     .argument("<root>", "the queue's folder")
-    .addOption(dbOption("SQLite file (created if missing)"))
+    .addOption(dbOption("SQLite file (created if missing) or postgres:// URL"))
     .option("--watch", "keep polling the inbox until SIGINT or SIGTERM")
     .option("--poll <duration>", "pause between polls of an empty inbox with --watch", "500ms")
     .option("--profile <file>", "JSON profile: fields, types, required, roles (default: msg_id, order_no, seq, amount)")
@@ -194,12 +194,22 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
     .description("move error/FILE back to inbox/; a FILE not in error/ (exit 4) or a path (exit 2) changes nothing")
     .argument("<root>", "the queue's folder")
     .argument("<file>", "a file name in error/ (as listed by files errors)")
-    .option("--db <file>", "also record the replay in this SQLite file (else the consumer records it when it claims the file)")
+    .option(
+      "--db <file|url>",
+      "also record the replay in this SQLite file or postgres:// URL (else the consumer records it when it claims the file)",
+    )
     .addOption(jsonOption())
     .action((root: string, file: string, o: JsonOptions & { db?: string }) =>
       runCommand(context, o, async () => {
-        replayFile(root, file);
-        const recorded = o.db === undefined ? false : (await withLedger(o.db, true, (ledger) => ledger.replay(file))) !== null;
+        checkFileName(file);
+        // With --db the store is opened before the move: a database that cannot be used moves nothing.
+        let recorded = false;
+        if (o.db === undefined) replayFile(root, file);
+        else
+          recorded = await withLedger(o.db, true, async (ledger) => {
+            replayFile(root, file);
+            return (await ledger.replay(file)) !== null;
+          });
         emit(io, o.json === true, { file, replayed: true, recorded }, () => `replayed ${file}: error/ -> inbox/`);
       }),
     );

@@ -47,7 +47,7 @@ function describeEntry(entry: LedgerEntry): string {
   return `${entry.guid} ${entry.state} code=${entry.code} attempts=${entry.attempts} updated=${iso(entry.updatedAt)}`;
 }
 
-const LEDGER_DB = "SQLite file of the ledger";
+const LEDGER_DB = "SQLite file or postgres:// URL of the ledger";
 
 /** Event fields a relay timeline never prints: the GUID (shown above it) and message contents. */
 const HIDDEN_FIELDS = ["request", "response", "fingerprint", "guid"] as const;

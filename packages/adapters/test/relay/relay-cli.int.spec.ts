@@ -1,19 +1,12 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.ts";
 import type { CliIo } from "../../src/cli/output.ts";
+import { ENGINES, engineAvailable } from "@verq/testing";
 import { startRelay, type RelayHarness } from "./support/relay-harness.ts";
 
 const MINUTE = 60_000;
-let h: RelayHarness;
 const savedNow = process.env.VERQ_NOW_MS;
 
-beforeEach(async () => {
-  h = await startRelay({ coreTimeoutMs: 100 });
-  process.env.VERQ_NOW_MS = String(h.clock.now());
-});
-afterEach(async () => {
-  await h.close();
-});
 afterAll(() => {
   if (savedNow === undefined) delete process.env.VERQ_NOW_MS;
   else process.env.VERQ_NOW_MS = savedNow;
@@ -32,95 +25,108 @@ async function verq(...args: string[]): Promise<{ code: number; out: string; err
 }
 const at = (ms: number) => (process.env.VERQ_NOW_MS = String(ms));
 
-describe("verq relay … (CLI, with --json and documented exit codes)", () => {
-  it("show: the entry and its timeline; --json has guid, state, code, attempts, updatedAt, events; unknown GUID → 4, malformed → 2", async () => {
-    await h.send({ guid: "K-1", amount: 3 });
-    const shown = await verq("relay", "show", "K-1", "--db", h.dbPath, "--json");
-    expect(shown.code).toBe(0);
-    expect(shown.json()).toMatchObject({ guid: "K-1", state: "DONE", code: "0000", attempts: 1, updatedAt: h.clock.now() });
-    expect((shown.json() as { events: { type: string }[] }).events.map((e) => e.type)).toEqual([
-      "guid.received",
-      "guid.sent",
-      "guid.done",
-    ]);
-    const human = await verq("relay", "show", "K-1", "--db", h.dbPath);
-    expect(human.out).toMatch(/^K-1 DONE code=0000 attempts=1 updated=/);
-    expect(human.out).toContain("guid.sent attempt=1 by=claim");
-    const unknown = await verq("relay", "show", "K-404", "--db", h.dbPath, "--json");
-    expect([unknown.code, (unknown.json() as { error: { code: string } }).error.code]).toEqual([4, "VERQ_UNKNOWN_GUID"]);
-    expect((await verq("relay", "show", "not a guid", "--db", h.dbPath)).code).toBe(2);
-  });
+for (const engine of ENGINES) {
+  describe.skipIf(!(await engineAvailable(engine)))(`[${engine}]`, () => {
+    let h: RelayHarness;
+    beforeEach(async () => {
+      h = await startRelay(engine, { coreTimeoutMs: 100 });
+      process.env.VERQ_NOW_MS = String(h.clock.now());
+    });
+    afterEach(async () => {
+      await h.close();
+    });
 
-  it("stats: counts by state, oldest UNKNOWN and FAILED, attempts", async () => {
-    h.core.dropAnswers();
-    await h.send({ guid: "K-2", amount: 3 });
-    const stats = await verq("relay", "stats", "--db", h.dbPath, "--json");
-    expect([stats.code, stats.json()]).toMatchObject([
-      0,
-      { total: 1, byState: { UNKNOWN: 1 }, oldestUnknown: { guid: "K-2" }, attempts: { total: 1 } },
-    ]);
-    expect((await verq("relay", "stats", "--db", h.dbPath)).out).toContain("oldest UNKNOWN: K-2 since");
-  });
+    describe("verq relay … (CLI, with --json and documented exit codes)", () => {
+      it("show: the entry and its timeline; --json has guid, state, code, attempts, updatedAt, events; unknown GUID → 4, malformed → 2", async () => {
+        await h.send({ guid: "K-1", amount: 3 });
+        const shown = await verq("relay", "show", "K-1", "--db", h.db, "--json");
+        expect(shown.code).toBe(0);
+        expect(shown.json()).toMatchObject({ guid: "K-1", state: "DONE", code: "0000", attempts: 1, updatedAt: h.clock.now() });
+        expect((shown.json() as { events: { type: string }[] }).events.map((e) => e.type)).toEqual([
+          "guid.received",
+          "guid.sent",
+          "guid.done",
+        ]);
+        const human = await verq("relay", "show", "K-1", "--db", h.db);
+        expect(human.out).toMatch(/^K-1 DONE code=0000 attempts=1 updated=/);
+        expect(human.out).toContain("guid.sent attempt=1 by=claim");
+        const unknown = await verq("relay", "show", "K-404", "--db", h.db, "--json");
+        expect([unknown.code, (unknown.json() as { error: { code: string } }).error.code]).toEqual([4, "VERQ_UNKNOWN_GUID"]);
+        expect((await verq("relay", "show", "not a guid", "--db", h.db)).code).toBe(2);
+      });
 
-  it("resolve: exit 0 leaving a young UNKNOWN alone; DONE after the min age; exit 1 when an inquiry fails", async () => {
-    h.core.dropAnswers();
-    await h.send({ guid: "K-3", amount: 3 });
-    h.core.dropAnswers(false);
-    const young = await verq("relay", "resolve", "--db", h.dbPath, "--core", h.core.url, "--min-age", "10m", "--json");
-    expect([young.code, young.json()]).toEqual([0, { done: [], failed: [], young: ["K-3"], errors: [] }]);
-    at(h.clock.now() + 10 * MINUTE);
-    h.core.failInquiries();
-    const failing = await verq("relay", "resolve", "--db", h.dbPath, "--core", h.core.url, "--min-age", "10m");
-    expect(failing.code).toBe(1);
-    expect(failing.out).toContain("inquiry errors (left UNKNOWN): 1 (K-3: HTTP 503)");
-    h.core.failInquiries(false);
-    const done = await verq("relay", "resolve", "--db", h.dbPath, "--core", h.core.url, "--min-age", "10m");
-    expect([done.code, done.out.split("\n")[0]]).toEqual([0, "resolved: DONE 1 (K-3), FAILED 0"]);
-    expect((await verq("relay", "resolve", "--db", h.dbPath, "--core", h.core.url, "--min-age", "ten")).code).toBe(2);
-  });
+      it("stats: counts by state, oldest UNKNOWN and FAILED, attempts", async () => {
+        h.core.dropAnswers();
+        await h.send({ guid: "K-2", amount: 3 });
+        const stats = await verq("relay", "stats", "--db", h.db, "--json");
+        expect([stats.code, stats.json()]).toMatchObject([
+          0,
+          { total: 1, byState: { UNKNOWN: 1 }, oldestUnknown: { guid: "K-2" }, attempts: { total: 1 } },
+        ]);
+        expect((await verq("relay", "stats", "--db", h.db)).out).toContain("oldest UNKNOWN: K-2 since");
+      });
 
-  it("reprocess: exit 1 while the core still refuses, 0 once the FAILED entry is DONE; --max-attempts is required", async () => {
-    await h.core.refuseConnections();
-    await h.send({ guid: "K-4", amount: 3 });
-    const still = await verq("relay", "reprocess", "--db", h.dbPath, "--core", h.core.url, "--max-attempts", "3", "--json");
-    expect([still.code, still.json()]).toMatchObject([1, { done: 0, notDone: 1 }]);
-    await h.core.acceptConnections();
-    const done = await verq("relay", "reprocess", "--db", h.dbPath, "--core", h.core.url, "--max-attempts", "3");
-    expect(done.code).toBe(0);
-    expect(done.out).toContain("K-4 sent again (attempt 3) -> DONE 0000");
-    expect((await verq("relay", "reprocess", "--db", h.dbPath, "--core", h.core.url)).code).toBe(2);
-    expect(h.core.calls("K-4")).toBe(1);
-  });
+      it("resolve: exit 0 leaving a young UNKNOWN alone; DONE after the min age; exit 1 when an inquiry fails", async () => {
+        h.core.dropAnswers();
+        await h.send({ guid: "K-3", amount: 3 });
+        h.core.dropAnswers(false);
+        const young = await verq("relay", "resolve", "--db", h.db, "--core", h.core.url, "--min-age", "10m", "--json");
+        expect([young.code, young.json()]).toEqual([0, { done: [], failed: [], young: ["K-3"], errors: [] }]);
+        at(h.clock.now() + 10 * MINUTE);
+        h.core.failInquiries();
+        const failing = await verq("relay", "resolve", "--db", h.db, "--core", h.core.url, "--min-age", "10m");
+        expect(failing.code).toBe(1);
+        expect(failing.out).toContain("inquiry errors (left UNKNOWN): 1 (K-3: HTTP 503)");
+        h.core.failInquiries(false);
+        const done = await verq("relay", "resolve", "--db", h.db, "--core", h.core.url, "--min-age", "10m");
+        expect([done.code, done.out.split("\n")[0]]).toEqual([0, "resolved: DONE 1 (K-3), FAILED 0"]);
+        expect((await verq("relay", "resolve", "--db", h.db, "--core", h.core.url, "--min-age", "ten")).code).toBe(2);
+      });
 
-  it("purge: exit 3 when the retention is not longer than the resend window (nothing deleted), 0 otherwise", async () => {
-    await h.send({ guid: "K-5", amount: 3 });
-    at(h.clock.now() + 8 * 86_400_000);
-    const refused = await verq("relay", "purge", "--db", h.dbPath, "--retention", "1d", "--resend-window", "1d");
-    expect(refused.code).toBe(3);
-    expect(refused.err).toContain("verq: VERQ_PURGE_RETENTION_TOO_SHORT:");
-    expect(await h.entry("K-5")).not.toBeNull();
-    const purged = await verq("relay", "purge", "--db", h.dbPath, "--retention", "7d", "--resend-window", "1d", "--json");
-    expect([purged.code, purged.json()]).toMatchObject([0, { purged: 1, events: 3 }]);
-    expect(await h.entry("K-5")).toBeNull();
-    expect((await verq("relay", "purge", "--db", h.dbPath, "--retention", "7", "--resend-window", "1d")).code).toBe(2);
-  });
+      it("reprocess: exit 1 while the core still refuses, 0 once the FAILED entry is DONE; --max-attempts is required", async () => {
+        await h.core.refuseConnections();
+        await h.send({ guid: "K-4", amount: 3 });
+        const still = await verq("relay", "reprocess", "--db", h.db, "--core", h.core.url, "--max-attempts", "3", "--json");
+        expect([still.code, still.json()]).toMatchObject([1, { done: 0, notDone: 1 }]);
+        await h.core.acceptConnections();
+        const done = await verq("relay", "reprocess", "--db", h.db, "--core", h.core.url, "--max-attempts", "3");
+        expect(done.code).toBe(0);
+        expect(done.out).toContain("K-4 sent again (attempt 3) -> DONE 0000");
+        expect((await verq("relay", "reprocess", "--db", h.db, "--core", h.core.url)).code).toBe(2);
+        expect(h.core.calls("K-4")).toBe(1);
+      });
 
-  it("serve: a --recover-after not longer than --core-timeout is a usage error (exit 2)", async () => {
-    const bad = await verq(
-      "relay",
-      "serve",
-      "--db",
-      h.dbPath,
-      "--core",
-      h.core.url,
-      "--port",
-      "0",
-      "--core-timeout",
-      "2m",
-      "--recover-after",
-      "1m",
-    );
-    expect(bad.code).toBe(2);
-    expect(bad.err).toContain("--recover-after must be longer than --core-timeout");
+      it("purge: exit 3 when the retention is not longer than the resend window (nothing deleted), 0 otherwise", async () => {
+        await h.send({ guid: "K-5", amount: 3 });
+        at(h.clock.now() + 8 * 86_400_000);
+        const refused = await verq("relay", "purge", "--db", h.db, "--retention", "1d", "--resend-window", "1d");
+        expect(refused.code).toBe(3);
+        expect(refused.err).toContain("verq: VERQ_PURGE_RETENTION_TOO_SHORT:");
+        expect(await h.entry("K-5")).not.toBeNull();
+        const purged = await verq("relay", "purge", "--db", h.db, "--retention", "7d", "--resend-window", "1d", "--json");
+        expect([purged.code, purged.json()]).toMatchObject([0, { purged: 1, events: 3 }]);
+        expect(await h.entry("K-5")).toBeNull();
+        expect((await verq("relay", "purge", "--db", h.db, "--retention", "7", "--resend-window", "1d")).code).toBe(2);
+      });
+
+      it("serve: a --recover-after not longer than --core-timeout is a usage error (exit 2)", async () => {
+        const bad = await verq(
+          "relay",
+          "serve",
+          "--db",
+          h.db,
+          "--core",
+          h.core.url,
+          "--port",
+          "0",
+          "--core-timeout",
+          "2m",
+          "--recover-after",
+          "1m",
+        );
+        expect(bad.code).toBe(2);
+        expect(bad.err).toContain("--recover-after must be longer than --core-timeout");
+      });
+    });
   });
-});
+}

@@ -3,34 +3,41 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileLedger, openStore, type VerqStore } from "@verq/store";
-import { COURSE_FIXTURE, type FixtureFile } from "@verq/testing";
+import { COURSE_FIXTURE, createTestDatabase, type Engine, type FixtureFile, type TestDatabase } from "@verq/testing";
 import { runCli } from "../../../src/cli/main.ts";
 import { initQueue, type QueueDirs } from "../../../src/files/queue-dirs.ts";
 
-/** A fresh queue under the OS temp dir with a SQLite path beside it; `remove()` deletes both. */
+/** A fresh queue under the OS temp dir and a fresh test database for it; `remove()` deletes both. */
 export interface TestQueue {
   readonly dir: string;
   readonly root: string;
   readonly dirs: QueueDirs;
+  readonly database: TestDatabase;
+  /** What `--db` takes: a SQLite file, or the URL of a PostgreSQL schema of the queue's own. */
   readonly db: string;
   /** Writes files into the inbox (text or raw bytes). */
   write(files: readonly { readonly name: string; readonly text: string | Uint8Array }[]): void;
-  remove(): void;
+  remove(): Promise<void>;
 }
 
-export function makeQueue(prefix = "files"): TestQueue {
+export async function makeQueue(engine: Engine, prefix = "files"): Promise<TestQueue> {
   const dir = mkdtempSync(join(tmpdir(), `verq-${prefix}-`));
   const root = join(dir, "q");
   const dirs = initQueue(root);
+  const database = await createTestDatabase(engine, "ledger.sqlite");
   return {
     dir,
     root,
     dirs,
-    db: join(dir, "ledger.sqlite"),
+    database,
+    db: database.db,
     write: (files) => {
       for (const f of files) writeFileSync(join(dirs.inbox, f.name), f.text);
     },
-    remove: () => rmSync(dir, { recursive: true, force: true }),
+    remove: async () => {
+      rmSync(dir, { recursive: true, force: true });
+      await database.dispose();
+    },
   };
 }
 
@@ -109,9 +116,9 @@ export async function verq(...args: string[]): Promise<{ code: number; out: stri
   return { code, out, err };
 }
 
-/** Opens the queue's database for `work`, with a ledger on it. */
+/** Opens the queue's database (a SQLite file or a PostgreSQL URL) for `work`, with a ledger on it. */
 export async function withLedger<T>(db: string, work: (ledger: FileLedger, store: VerqStore) => Promise<T>): Promise<T> {
-  const store = await openStore({ path: db });
+  const store = await openStore(db);
   try {
     return await work(new FileLedger(store), store);
   } finally {

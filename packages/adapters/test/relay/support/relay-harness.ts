@@ -1,6 +1,6 @@
 import { ManualClock, type LedgerEntry } from "@verq/core";
-import { GuidLedger, openStore, type VerqStore } from "@verq/store";
-import { tempDir, TestCore } from "@verq/testing";
+import { GuidLedger, type VerqStore } from "@verq/store";
+import { createTestDatabase, TestCore, type Engine, type TestDatabase } from "@verq/testing";
 import type { FastifyInstance } from "fastify";
 import { createHttpCoreClient } from "../../../src/relay/http-core-client.ts";
 import { createRelayServer } from "../../../src/relay/relay-server.ts";
@@ -15,10 +15,11 @@ export interface ChannelAnswer {
   readonly replayed: string | null;
 }
 
-/** A relay over a real SQLite file, on real HTTP on 127.0.0.1, in front of a real test core. */
+/** A relay over a real database (a SQLite file or a PostgreSQL schema), on real HTTP on 127.0.0.1, in front of a real test core. */
 export interface RelayHarness {
-  readonly dir: ReturnType<typeof tempDir>;
-  readonly dbPath: string;
+  readonly database: TestDatabase;
+  /** What `--db` takes for this ledger: the SQLite file, or the PostgreSQL URL of its schema. */
+  readonly db: string;
   readonly store: VerqStore;
   readonly clock: ManualClock;
   readonly core: TestCore;
@@ -32,13 +33,13 @@ export interface RelayHarness {
   close(): Promise<void>;
 }
 
-/** Starts a test core and a relay (in this process) on a fresh SQLite file in a temp dir. */
+/** Starts a test core and a relay (in this process) on a fresh test database of `engine`. */
 export async function startRelay(
+  engine: Engine,
   options: { coreTimeoutMs?: number; maxAttempts?: number; bodyLimit?: number } = {},
 ): Promise<RelayHarness> {
-  const dir = tempDir("verq-relay-");
-  const dbPath = `${dir.path}/ledger.sqlite`;
-  const store = await openStore({ path: dbPath });
+  const database = await createTestDatabase(engine, "ledger.sqlite");
+  const store = await database.open();
   const clock = new ManualClock(1_767_258_000_000);
   const core = await TestCore.start();
   const ledger = new GuidLedger(store, { clock });
@@ -50,8 +51,8 @@ export async function startRelay(
   const app = createRelayServer({ relay, ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }) });
   const url = `${await app.listen({ port: 0, host: "127.0.0.1" })}/transfer`;
   return {
-    dir,
-    dbPath,
+    database,
+    db: database.db,
     store,
     clock,
     core,
@@ -65,7 +66,7 @@ export async function startRelay(
       await app.close();
       await core.close();
       await store.close();
-      dir.remove();
+      await database.dispose();
     },
   };
 }
