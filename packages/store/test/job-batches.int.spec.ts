@@ -87,6 +87,16 @@ for (const engine of ENGINES) {
         await expect(queue.claimMany("w", 1_001)).rejects.toMatchObject({ code: "VERQ_INVALID_ARGUMENT" });
       });
 
+      it("leases that ran out at the same instant are claimed again in enqueue order, whatever wrote their rows since", async () => {
+        await queue.enqueueMany(ids(4).map((id) => ({ id, payload: null })));
+        const held = await queue.claimMany("w1", 4);
+        // Heartbeats, last job first, move every lease to one new instant: the rows are written
+        // again in the reverse order of their enqueue.
+        for (const job of [...held].reverse()) expect(await queue.heartbeat(job.id, job.token, 2_000)).toBe(true);
+        clock.advance(2_000);
+        expect((await queue.claimMany("w2", 4)).map((j) => [j.id, j.token])).toEqual(ids(4).map((id) => [id, 2]));
+      });
+
       it("quarantines spent expired leases on the way and still fills the batch", async () => {
         await queue.enqueueMany(ids(3, "spent").map((id) => ({ id, payload: null, maxAttempts: 1 })));
         await queue.claimMany("w1", 3);

@@ -4,7 +4,7 @@ import { sql } from "kysely";
 
 const STATES: readonly JobState[] = ["pending", "leased", "done", "dead"];
 
-/** Every row of a table in key order, exactly as SQLite returns it. */
+/** Every row of a table in key order, exactly as the database returns it. */
 const ORDER_KEYS = {
   events: "position",
   jobs: "id",

@@ -27,9 +27,12 @@ export async function selectClaimCandidates(
   // parameter, which cost about ten times the query itself. Powers of two keep the number of
   // distinct statement texts small; the extra rows are dropped below.
   const fetch = (n: number) => sql.raw(String(2 ** Math.ceil(Math.log2(Math.max(1, n)))));
+  // Leases that ran out at the same instant go in enqueue order: without the tiebreaker
+  // PostgreSQL returns them in whatever order its index holds them, which updates reshuffle, so
+  // two stores with one history could claim differently.
   const expired = await sql<JobRow>`select * from jobs j
       where j.state = 'leased' and j.lease_until <= ${now} and ${headOfGroup}
-      order by j.lease_until limit ${fetch(limit)} ${lock}`.execute(db);
+      order by j.lease_until, j.enqueue_position limit ${fetch(limit)} ${lock}`.execute(db);
   const expiredRows = expired.rows.slice(0, limit);
   const remaining = limit - expiredRows.length;
   const due =
