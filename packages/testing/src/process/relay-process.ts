@@ -12,9 +12,10 @@ export interface RelayProcess {
 }
 
 /**
- * Starts `verq relay serve --port 0` on `db` in front of `coreUrl` (core timeout 300 ms, recovery
- * sweep after 1 s, then `args`; `failpoints` as its `VERQ_FAILPOINTS`) and resolves once it
- * listens; rejects if it exits first or is not listening within 30 s.
+ * Starts `verq relay serve --port 0` on `db` (a SQLite file or a PostgreSQL URL, as `--db` takes
+ * it) in front of `coreUrl` (core timeout 300 ms, recovery sweep after 1 s, then `args`;
+ * `failpoints` as its `VERQ_FAILPOINTS`) and resolves once it listens; rejects if it exits first
+ * or is not listening within 30 s.
  */
 export async function startRelayProcess(
   db: string,

@@ -51,8 +51,9 @@ export interface RunningReceiver {
 }
 
 /**
- * Starts `verq receiver serve --port 0` on `db` and resolves once it prints its address (the
- * URL ends with `/`); rejects if it exits first or is not listening within 30 s.
+ * Starts `verq receiver serve --port 0` on `db` (what `--db` takes: a SQLite file or a
+ * PostgreSQL URL) and resolves once it prints its address (the URL ends with `/`); rejects if it
+ * exits first or is not listening within 30 s.
  */
 export async function startReceiver(db: string): Promise<RunningReceiver> {
   const child = spawnVerq(["receiver", "serve", "--db", db, "--port", "0"]);
