@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ENGINES, engineAvailable } from "@verq/testing";
 import { DEFAULT_PROFILE, parseProfile } from "../../src/files/profile.ts";
+import { leftBehind } from "../support/left-behind.ts";
 import { makeQueue, outcome, verq, withLedger, type TestQueue } from "./helpers/queue-fixture.ts";
 
 let q: TestQueue;
@@ -118,6 +119,8 @@ for (const engine of ENGINES) {
         writeFileSync(badProfile, "{ not json");
         expect((await verq("files", "schema", q.root, "--profile", badProfile)).code).toBe(2);
         expect((await verq("files", "consume", q.root, "--db", q.db, "--profile", join(q.dir, "missing.json"))).code).toBe(2);
+        // The profile is read before the database is opened: no SQLite file, no table.
+        expect(await leftBehind(q.database)).toEqual([]);
         expect((await verq("files", "schema", join(q.dir, "not-a-queue"))).code).toBe(2);
       });
     });
