@@ -27,6 +27,9 @@ export const postgresStoreDialect: StoreDialect = {
   positionColumnType: "bigserial",
   positionKey: (column) => column.primaryKey(),
   claimLockSuffix: "for update skip locked",
+  async beforeClaim(trx: Kysely<VerqDatabase>): Promise<void> {
+    await sql`set local enable_sort = off`.execute(trx);
+  },
   // PostgreSQL binds at most 65,535 parameters a statement.
   maxParameters: 60_000,
   async createAppendOnlyGuards(db: Kysely<VerqDatabase>): Promise<void> {

@@ -16,6 +16,7 @@ export const sqliteStoreDialect: StoreDialect = {
   positionColumnType: "integer",
   positionKey: (column) => column.primaryKey().autoIncrement(),
   claimLockSuffix: "",
+  beforeClaim: () => Promise.resolve(),
   // Well under SQLite's 32,766.
   maxParameters: 32_000,
   async createAppendOnlyGuards(db: Kysely<VerqDatabase>): Promise<void> {

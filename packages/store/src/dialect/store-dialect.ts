@@ -29,6 +29,15 @@ export interface StoreDialect {
    */
   readonly claimLockSuffix: string;
   /**
+   * Runs before a claim's candidate SELECTs, in the claim's transaction: makes the planner walk
+   * the partial due index in order and stop at the LIMIT. PostgreSQL's statistics of a queue
+   * table lag behind bursts (thousands of jobs enqueued since the last ANALYZE look like a
+   * handful), and it then sorts every due job to hand out the first hundred, 20 ms instead of
+   * 0.2 ms; `set local enable_sort = off` (to the end of the transaction) rules that plan out.
+   * Nothing on SQLite.
+   */
+  beforeClaim(trx: Kysely<VerqDatabase>): Promise<void>;
+  /**
    * The `(…), (…)` of a multi-row VALUES list of `rows` rows with these column types, with
    * placeholders only (the values are bound, never spliced in): `(?, ?)` on SQLite, typed
    * `($1::text, $2::bigint)` on PostgreSQL, where an untyped VALUES column would be text.
