@@ -119,6 +119,8 @@ export class JobWorker {
   readonly #waiting: ClaimedJob[] = [];
   readonly #outcomes: FinishInput[] = [];
   readonly #held = new Map<string, Held>();
+  /** Heartbeats under way: a run ends only after they have, so the store is never closed under one. */
+  readonly #beats = new Set<Promise<void>>();
   #inFlight = 0;
   #stopping = false;
   #halted = false;
@@ -255,6 +257,8 @@ export class JobWorker {
       this.#halted = true;
       this.#waiting.length = 0;
       for (const key of [...this.#held.keys()]) this.#release(key);
+      // A heartbeat that started before the release still writes: wait for it (it never rejects).
+      await Promise.all([...this.#beats]);
     }
   }
 
@@ -309,7 +313,11 @@ export class JobWorker {
     if (leaseMs < 1) return;
     const key = heldKey(job.id, job.token);
     const timer = setInterval(
-      () => void this.#heartbeat(key, job, leaseMs),
+      () => {
+        const beat = this.#heartbeat(key, job, leaseMs);
+        this.#beats.add(beat);
+        void beat.finally(() => this.#beats.delete(beat));
+      },
       Math.max(1, Math.floor(leaseMs / HEARTBEAT_FRACTION)),
     );
     timer.unref();

@@ -37,6 +37,8 @@ function reasonOf(error: unknown): string {
       return "authentication failed for that user";
     case "3D000":
       return "the database does not exist";
+    case "3F000":
+      return "no schema of the connection's search path exists (create it, or open the store with the schema option)";
     case "42501":
       return "the user lacks a permission verq needs (CREATE on the database or schema)";
     default:

@@ -105,6 +105,9 @@ export const postgresStoreDialect: StoreDialect = {
   // a fresh store would take another schema's verq_migrations for its own and never create them.
   async migrationSchema(db: Kysely<VerqDatabase>): Promise<string | undefined> {
     const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
-    return rows[0]?.schema ?? undefined;
+    const schema = rows[0]?.schema ?? null;
+    // No schema of the search path exists: say so, rather than fail later on a missing table.
+    if (schema === null) throw Object.assign(new Error("no schema of the search path exists"), { code: "3F000" });
+    return schema;
   },
 };
