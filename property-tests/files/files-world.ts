@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { ManualClock, type Message, type MessageDecider } from "@verq/core";
-import { FileLedger, openStore, type VerqStore } from "@verq/store";
+import { FileLedger, type VerqStore } from "@verq/store";
+import type { TestDatabase } from "@verq/testing";
 import { withMessageDecider } from "@verq/store/internal";
 
 /** Where the manual clock starts. */
@@ -21,11 +22,11 @@ export const fileNames = (): fc.Arbitrary<string> =>
 export const KEYS = ["K1", "K2", "K3"] as const;
 
 /**
- * The system under test and its model. `ledger` is a real file ledger over a fresh in-memory
- * SQLite store on a manual clock, deciding with `decider` (a mutant) or the real machine. The
- * model holds what the real `decideMessage` decided, command after command: each stream's
- * message, the keys recorded in `processed`, and every claim issued (with its file), so that a
- * claim can be settled again as after a crash.
+ * The system under test and its model. `ledger` is a real file ledger over a store on a fresh
+ * database (SQLite or PostgreSQL), on a manual clock, deciding with `decider` (a mutant) or the
+ * real machine. The model holds what the real `decideMessage` decided, command after command:
+ * each stream's message, the keys recorded in `processed`, and every claim issued (with its
+ * file), so that a claim can be settled again as after a crash.
  */
 export interface FilesWorld {
   readonly store: VerqStore;
@@ -36,8 +37,9 @@ export interface FilesWorld {
   readonly claims: { readonly claimId: string; readonly file: string }[];
 }
 
-export async function createFilesWorld(decider?: MessageDecider): Promise<FilesWorld> {
-  const store = await openStore({ path: ":memory:" });
+/** Opens the world's store on `database`, fresh for the run; the caller closes the store and disposes the database. */
+export async function createFilesWorld(database: TestDatabase, decider?: MessageDecider): Promise<FilesWorld> {
+  const store = await database.open();
   const clock = new ManualClock(FILES_START_MS);
   const ledger = new FileLedger(store, withMessageDecider({ clock }, decider));
   return { store, ledger, clock, messages: new Map(), keys: new Set(), claims: [] };

@@ -1,9 +1,10 @@
 import { ManualClock, seededRng, type JobDecider, type Rng } from "@verq/core";
-import { JobQueue, openStore, type VerqStore } from "@verq/store";
+import { JobQueue, type VerqStore } from "@verq/store";
+import type { TestDatabase } from "@verq/testing";
 import { withJobDecider } from "@verq/store/internal";
 import { MODEL_BACKOFF } from "./jobs-model.ts";
 
-/** The system under test: a real queue over a fresh in-memory SQLite store, on a manual clock. */
+/** The system under test: a real queue over a store on a fresh database, on a manual clock. */
 export interface JobsReal {
   readonly store: VerqStore;
   readonly queue: JobQueue;
@@ -22,11 +23,15 @@ export const MODEL_START_MS = 1_700_000_000_000;
 export const MODEL_REDRIVE_LIMIT = { max: 1, windowMs: 100 } as const;
 
 /**
- * Opens a fresh store and a queue over it. `decider` is the mutation-test seam (the real
- * machine when omitted).
+ * Opens a store on `database` (fresh for the run; the caller closes the store and disposes the
+ * database) and a queue over it. `decider` is the mutation-test seam (the real machine when omitted).
  */
-export async function createJobsReal(options: { rngSeed: number; decider?: JobDecider }): Promise<JobsReal> {
-  const store = await openStore({ path: ":memory:" });
+export async function createJobsReal(options: {
+  database: TestDatabase;
+  rngSeed: number;
+  decider?: JobDecider;
+}): Promise<JobsReal> {
+  const store = await options.database.open();
   const clock = new ManualClock(MODEL_START_MS);
   const queue = new JobQueue(
     store,

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { ENGINES, engineAvailable } from "@verq/testing";
+import { mutantOutcome } from "../mutant-outcome.ts";
 import { jobMutants } from "./mutants.ts";
 import { runJobsModel } from "./run-jobs-model.ts";
 
@@ -23,14 +25,28 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
 
 /**
  * The property suite has teeth: run against each deliberately broken machine, it must fail, and
- * by the rule the mutant breaks. Counterexamples found: see the comment on each mutant in mutants.ts.
+ * by the rule the mutant breaks, on every engine (on PostgreSQL, on the counterexample SQLite
+ * found: see `mutantOutcome`). Counterexamples found: see the comment on each mutant in mutants.ts.
  */
-describe("the jobs property suite catches broken machines", () => {
-  it.each(Object.entries(jobMutants))("mutant %s is caught", async (name, decider) => {
-    const caughtBy = CAUGHT_BY[name] ?? /Got error: \[/;
-    await expect(runJobsModel({ name: `jobs-mutant ${name}`, decider, numRuns: 600 })).rejects.toThrow(caughtBy);
+for (const engine of ENGINES) {
+  describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] the jobs property suite catches broken machines`, () => {
+    it.each(Object.entries(jobMutants))("mutant %s is caught", async (name, decider) => {
+      const caughtBy = CAUGHT_BY[name] ?? /Got error: \[/;
+      const failure = await mutantOutcome(engine, name, (stores, replay) =>
+        runJobsModel({
+          name: `jobs-mutant ${name} [${stores.engine}]`,
+          stores,
+          decider,
+          ...(replay === undefined ? { numRuns: 600 } : { numRuns: 1, replay }),
+        }),
+      );
+      expect(failure, `the property passed with the mutant "${name}"`).toBeInstanceOf(Error);
+      expect((failure as Error).message).toMatch(caughtBy);
+    });
   });
+}
 
+describe("the jobs mutants", () => {
   it("names the rule that catches every mutant", () => {
     expect(Object.keys(CAUGHT_BY).sort()).toEqual(Object.keys(jobMutants).sort());
   });

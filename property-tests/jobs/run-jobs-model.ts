@@ -1,19 +1,32 @@
 import fc from "fast-check";
 import type { JobDecider } from "@verq/core";
 import { commandsReplayPath, fcConfig } from "../fc-config.ts";
+import { assertProperty, type Counterexample } from "../property-failure.ts";
+import { withFreshDatabase, type PerEngine, type StoreFactory } from "../store-factory.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import { checkRebuild } from "./check-rebuild.ts";
 import { jobsCommands } from "./jobs-commands.ts";
 import { JobsModel } from "./jobs-model.ts";
 import { createJobsReal } from "./jobs-real.ts";
 
+/**
+ * Runs of the property when neither `numRuns` nor `FC_NUM_RUNS` says. PostgreSQL gets fewer: a
+ * run there costs about ten times one on SQLite (a fresh schema and its migrations, a round trip
+ * a query), and a suite should take at most about 30 s on a busy two-core machine.
+ */
+export const JOBS_MODEL_RUNS: PerEngine<number> = { sqlite: 300, postgres: 30 };
+
 /** How to run the jobs model; every field has a default. */
 export interface RunJobsModelOptions {
+  /** Where each run gets its fresh database. */
+  readonly stores: StoreFactory;
   /** Name printed with the seed: `[fc] <name> seed=… numRuns=…`. */
   readonly name?: string;
   /** The decider under test (a mutant); the real job machine when omitted. */
   readonly decider?: JobDecider;
-  /** Runs when `FC_NUM_RUNS` is not set: 300. */
+  /** A counterexample found on another engine, to run first (see `FcDefaults.replay`). */
+  readonly replay?: Counterexample;
+  /** Runs when `FC_NUM_RUNS` is not set: {@link JOBS_MODEL_RUNS} of the engine. */
   readonly numRuns?: number;
   /** Longest command sequence per run: 50 (lengths drawn up to it: `size: "max"`; the default small size left most runs too short to reach a finish). */
   readonly maxCommands?: number;
@@ -22,14 +35,15 @@ export interface RunJobsModelOptions {
 /**
  * The model-based property of the job queue (SPEC J1–J6): arbitrary interleavings of enqueues,
  * claims by several workers, finishes with current, stale and forged tokens, heartbeats, clock
- * moves onto lease boundaries, worker deaths and redrives, each run against a fresh SQLite
- * store and checked against {@link JobsModel} after every command (see `checkInvariants`), then
- * a projection rebuild at the end (`checkRebuild`). Rejects with fast-check's report (seed,
- * path, counterexample, and the `[property]`-tagged message of the broken rule).
+ * moves onto lease boundaries, worker deaths and redrives, each run against a store on a fresh
+ * database of `options.stores` and checked against {@link JobsModel} after every command (see
+ * `checkInvariants`), then a projection rebuild at the end (`checkRebuild`). Rejects with a
+ * `PropertyFailed`: fast-check's report (seed, path, counterexample, and the
+ * `[property]`-tagged message of the broken rule) and the counterexample, to replay elsewhere.
  */
-export async function runJobsModel(options: RunJobsModelOptions = {}): Promise<void> {
+export async function runJobsModel(options: RunJobsModelOptions): Promise<void> {
   const name = options.name ?? "jobs-model";
-  const replayPath = commandsReplayPath();
+  const replayPath = commandsReplayPath(options.replay);
   const property = fc.asyncProperty(
     fc.nat(),
     fc.commands(jobsCommands(), {
@@ -37,17 +51,25 @@ export async function runJobsModel(options: RunJobsModelOptions = {}): Promise<v
       size: "max",
       ...(replayPath === undefined ? {} : { replayPath }),
     }),
-    async (rngSeed, commands) => {
-      const real = await createJobsReal({ rngSeed, ...(options.decider === undefined ? {} : { decider: options.decider }) });
-      try {
-        const model = new JobsModel(real.clock.now());
-        await checkInvariants(model, real);
-        await fc.asyncModelRun(() => ({ model, real }), commands);
-        await checkRebuild(real);
-      } finally {
-        await real.store.close();
-      }
-    },
+    (rngSeed, commands) =>
+      withFreshDatabase(options.stores, async (database) => {
+        const decider = options.decider === undefined ? {} : { decider: options.decider };
+        const real = await createJobsReal({ database, rngSeed, ...decider });
+        try {
+          const model = new JobsModel(real.clock.now());
+          await checkInvariants(model, real);
+          await fc.asyncModelRun(() => ({ model, real }), commands);
+          await checkRebuild(real);
+        } finally {
+          await real.store.close();
+        }
+      }),
   );
-  await fc.assert(property, fcConfig(name, { numRuns: options.numRuns ?? 300 }));
+  await assertProperty(
+    property,
+    fcConfig(name, {
+      numRuns: options.numRuns ?? JOBS_MODEL_RUNS[options.stores.engine],
+      ...(options.replay === undefined ? {} : { replay: options.replay }),
+    }),
+  );
 }

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { GUID_STREAM, ManualClock, fingerprintRequest, type GuidDecider, type LedgerEntry } from "@verq/core";
-import { GuidLedger, openStore, readAllEvents, type StoredEvent, type VerqStore } from "@verq/store";
+import { GuidLedger, readAllEvents, type StoredEvent, type VerqStore } from "@verq/store";
+import type { TestDatabase } from "@verq/testing";
 import { withGuidSeams } from "@verq/store/internal";
 
 /** Where the manual clock starts. */
@@ -39,9 +40,10 @@ export const describeTarget = (target: Target): string =>
 export const limits = (): fc.Arbitrary<number> => fc.constantFrom(0, 1, 500, 1_000, 5_000, 6_000);
 
 /**
- * The system under test and its model. `ledger` is a real GUID ledger over a fresh in-memory
- * SQLite store on a manual clock, deciding with `decider` (a mutant) or the real machine. The
- * model holds each GUID's entry as the real `decideGuid` decided it, command after command.
+ * The system under test and its model. `ledger` is a real GUID ledger over a store on a fresh
+ * database (SQLite or PostgreSQL), on a manual clock, deciding with `decider` (a mutant) or the
+ * real machine. The model holds each GUID's entry as the real `decideGuid` decided it, command
+ * after command.
  */
 export interface LedgerWorld {
   readonly store: VerqStore;
@@ -50,8 +52,9 @@ export interface LedgerWorld {
   readonly entries: Map<string, LedgerEntry>;
 }
 
-export async function createLedgerWorld(decider?: GuidDecider): Promise<LedgerWorld> {
-  const store = await openStore({ path: ":memory:" });
+/** Opens the world's store on `database`, fresh for the run; the caller closes the store and disposes the database. */
+export async function createLedgerWorld(database: TestDatabase, decider?: GuidDecider): Promise<LedgerWorld> {
+  const store = await database.open();
   const clock = new ManualClock(LEDGER_START_MS);
   const ledger = new GuidLedger(store, withGuidSeams({ clock }, { decider }));
   return { store, ledger, clock, entries: new Map() };

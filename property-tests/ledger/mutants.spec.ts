@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { ENGINES, engineAvailable } from "@verq/testing";
+import { mutantOutcome } from "../mutant-outcome.ts";
 import { guidMutants } from "./mutants.ts";
 import { runLedgerModel } from "./run-ledger-model.ts";
 
@@ -17,13 +19,27 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
 /**
  * The ledger property has teeth: the ledger running each broken machine must fail it, by the
  * check named for the mutant, because every GuidLedger write is compared with the real machine.
+ * On every engine: on PostgreSQL, on the counterexample SQLite found (see `mutantOutcome`).
  */
-describe("the ledger property suite catches broken guid machines", () => {
-  it.each(Object.entries(guidMutants))("mutant %s is caught", async (name, decider) => {
-    const caughtBy = CAUGHT_BY[name] ?? /Got error: \[/;
-    await expect(runLedgerModel({ name: `ledger-mutant ${name}`, decider, numRuns: 300 })).rejects.toThrow(caughtBy);
+for (const engine of ENGINES) {
+  describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] the ledger property suite catches broken guid machines`, () => {
+    it.each(Object.entries(guidMutants))("mutant %s is caught", async (name, decider) => {
+      const caughtBy = CAUGHT_BY[name] ?? /Got error: \[/;
+      const failure = await mutantOutcome(engine, name, (stores, replay) =>
+        runLedgerModel({
+          name: `ledger-mutant ${name} [${stores.engine}]`,
+          stores,
+          decider,
+          ...(replay === undefined ? { numRuns: 300 } : { numRuns: 1, replay }),
+        }),
+      );
+      expect(failure, `the property passed with the mutant "${name}"`).toBeInstanceOf(Error);
+      expect((failure as Error).message).toMatch(caughtBy);
+    });
   });
+}
 
+describe("the ledger mutants", () => {
   it("names the check that catches every mutant", () => {
     expect(Object.keys(CAUGHT_BY).sort()).toEqual(Object.keys(guidMutants).sort());
   });

@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { GUID_STATES, type GuidDecider } from "@verq/core";
 import { commandsReplayPath, fcConfig } from "../fc-config.ts";
+import { assertProperty, type Counterexample } from "../property-failure.ts";
+import { withFreshDatabase, type PerEngine, type StoreFactory } from "../store-factory.ts";
 import { AdvanceClockCommand } from "./advance-clock.command.ts";
 import { createLedgerWorld, json } from "./ledger-world.ts";
 import { PurgeCommand } from "./purge.command.ts";
@@ -11,13 +13,24 @@ import { ReprocessCommand } from "./reprocess.command.ts";
 import { ResolveCommand } from "./resolve.command.ts";
 import { SendCommand } from "./send.command.ts";
 
+/**
+ * Runs of the property when neither `numRuns` nor `FC_NUM_RUNS` says. PostgreSQL gets fewer: a
+ * run there costs about ten times one on SQLite (a fresh schema and its migrations, a round trip
+ * a query), and a suite should take at most about 30 s on a busy two-core machine.
+ */
+export const LEDGER_MODEL_RUNS: PerEngine<number> = { sqlite: 200, postgres: 40 };
+
 /** How to run the ledger model; every field has a default. */
 export interface RunLedgerModelOptions {
+  /** Where each run gets its fresh database. */
+  readonly stores: StoreFactory;
   /** Name printed with the seed: `[fc] <name> seed=… numRuns=…`. */
   readonly name?: string;
   /** The decider the ledger runs (a mutant); the real guid machine when omitted. */
   readonly decider?: GuidDecider;
-  /** Runs when `FC_NUM_RUNS` is not set: 200. */
+  /** A counterexample found on another engine, to run first (see `FcDefaults.replay`). */
+  readonly replay?: Counterexample;
+  /** Runs when `FC_NUM_RUNS` is not set: {@link LEDGER_MODEL_RUNS} of the engine. */
   readonly numRuns?: number;
 }
 
@@ -26,14 +39,15 @@ export interface RunLedgerModelOptions {
  * every `GuidLedger` method that writes (receive of new, known and invalid GUIDs with the same or
  * another payload; send; record of every outcome, for the current or an earlier attempt;
  * resolve; reprocess; the recovery sweep; purge, with retentions short and long) and clock moves,
- * each run against a real ledger over a fresh SQLite store. After every call, what the ledger
- * wrote and answered must be what the real `decideGuid` decides for the same command from the
- * same entry (see `checkDecided`): no rule of the ledger lives outside the guid machine. At the
- * end a rebuild from the log must give the model's entries. Rejects with fast-check's report and
- * the `[tag]` of the broken property.
+ * each run against a real ledger over a store on a fresh database of `options.stores`. After
+ * every call, what the ledger wrote and answered must be what the real `decideGuid` decides for
+ * the same command from the same entry (see `checkDecided`): no rule of the ledger lives outside
+ * the guid machine. At the end a rebuild from the log must give the model's entries. Rejects
+ * with a `PropertyFailed`: fast-check's report, with the `[tag]` of the broken property, and the
+ * counterexample, to replay elsewhere.
  */
-export async function runLedgerModel(options: RunLedgerModelOptions = {}): Promise<void> {
-  const replayPath = commandsReplayPath();
+export async function runLedgerModel(options: RunLedgerModelOptions): Promise<void> {
+  const replayPath = commandsReplayPath(options.replay);
   const commands = [
     // Weighted towards the moves that take an entry through its life, so that most runs reach DONE and purge.
     ReceiveCommand.arbitrary(),
@@ -54,18 +68,26 @@ export async function runLedgerModel(options: RunLedgerModelOptions = {}): Promi
   ];
   const property = fc.asyncProperty(
     fc.commands(commands, { maxCommands: 50, size: "max", ...(replayPath === undefined ? {} : { replayPath }) }),
-    async (cmds) => {
-      const world = await createLedgerWorld(options.decider);
-      try {
-        await fc.asyncModelRun(() => ({ model: world, real: world }), cmds);
-        await world.ledger.rebuild();
-        const rebuilt = await world.ledger.list(GUID_STATES, 10_000);
-        const model = [...world.entries.values()].sort((a, b) => a.updatedAt - b.updatedAt || (a.guid < b.guid ? -1 : 1));
-        if (json(rebuilt) !== json(model)) throw new Error("[rebuild] the ledger rebuilt from its events differs from the model");
-      } finally {
-        await world.store.close();
-      }
-    },
+    (cmds) =>
+      withFreshDatabase(options.stores, async (database) => {
+        const world = await createLedgerWorld(database, options.decider);
+        try {
+          await fc.asyncModelRun(() => ({ model: world, real: world }), cmds);
+          await world.ledger.rebuild();
+          const rebuilt = await world.ledger.list(GUID_STATES, 10_000);
+          const model = [...world.entries.values()].sort((a, b) => a.updatedAt - b.updatedAt || (a.guid < b.guid ? -1 : 1));
+          if (json(rebuilt) !== json(model))
+            throw new Error("[rebuild] the ledger rebuilt from its events differs from the model");
+        } finally {
+          await world.store.close();
+        }
+      }),
   );
-  await fc.assert(property, fcConfig(options.name ?? "ledger-model", { numRuns: options.numRuns ?? 200 }));
+  await assertProperty(
+    property,
+    fcConfig(options.name ?? "ledger-model", {
+      numRuns: options.numRuns ?? LEDGER_MODEL_RUNS[options.stores.engine],
+      ...(options.replay === undefined ? {} : { replay: options.replay }),
+    }),
+  );
 }

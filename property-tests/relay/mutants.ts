@@ -65,17 +65,17 @@ export const relayMutants: Readonly<Record<string, RelayVariant>> = {
   /**
    * G4 broken: the claim looks up the GUID and then inserts, trusting the lookup ("it is not
    * there, so it is mine"); the insert's affected-row count is ignored.
-   * Caught as: two concurrent sends of g1, one with another payload; both look it up before
+   * Caught as: two concurrent sends of g0, one with another payload; both look it up before
    * either inserts and both take themselves for the owner; the one whose payload lost is
-   * answered with the other's outcome instead of E422: "[answers] g1: answered 0000 to a
-   * payload the ledger did not claim".
+   * answered from the other's entry (in progress) instead of E422: "[answers] g0: answered E903
+   * to a payload the ledger did not claim".
    */
   "claim by lookup-then-insert": { claimer: lookupThenInsert },
   /**
    * The same claim, in a relay whose SENT step also trusts the claim (it takes an entry that is
    * already SENT). The real RECEIVED → SENT step is a second decision on the entry's current
    * version, which stops the double call above; without it:
-   * Caught as: three concurrent sends of g0; two look it up before either inserts, both "own"
+   * Caught as: two concurrent sends of g0; both look it up before either inserts, both "own"
    * it and call the core: "[at-most-once] the core processed g0 2 times".
    */
   "claim by lookup-then-insert, SENT step trusting the claim": {
@@ -89,8 +89,10 @@ export const relayMutants: Readonly<Record<string, RelayVariant>> = {
   /**
    * G5 broken: resolve asks the core about an UNKNOWN entry at once.
    * Caught as: send g0 to a slow core (the relay times out: UNKNOWN) and resolve in the same
-   * phase; the core has not processed g0 yet, answers 404, g0 becomes FAILED; the core then
-   * processes it: "[ledger] g0 is FAILED (certainly not sent) but the core processed it 1 times".
+   * phase; the core has not processed g0 yet, answers 404, g0 becomes FAILED; the channel's
+   * resend in the next phase sends it again, and the core processes both calls: "[at-most-once]
+   * the core processed g0 2 times" (or, without the resend, "[ledger] g0 is FAILED (certainly
+   * not sent) but the core processed it 1 times").
    */
   "resolve ignores the min age": {
     decider: createGuidDecider(guidMachine.provide({ guards: { olderThanMinAge: () => true } })),

@@ -1,10 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type fc from "fast-check";
 import { GUID_STREAM, ManualClock } from "@verq/core";
 import { RelayService, type CoreClient, type RelayBoundary, type RelayReply } from "@verq/adapters";
-import { GuidLedger, VerqStore, openStore, readAllEvents, type GuidLedgerOptions, type StoredEvent } from "@verq/store";
+import { GuidLedger, VerqStore, readAllEvents, type GuidLedgerOptions, type StoredEvent } from "@verq/store";
+import type { TestDatabase } from "@verq/testing";
 import { withGuidSeams, type GuidLedgerSeams } from "@verq/store/internal";
 import { MAX_ATTEMPTS, type RelayScenario } from "./relay-scenario.ts";
 import { ScheduledCore } from "./scheduled-core.ts";
@@ -90,23 +88,23 @@ export interface RelayWorld {
   observe(): Promise<void>;
   /** An operator's `verq relay reprocess` (the mutant's own, when it replaces it). */
   reprocess(options: { maxAttempts: number }): Promise<unknown>;
-  /** Closes the database and opens the file again, with a new ledger and relay (G8: nothing is kept in memory). */
+  /** Closes the store and opens the database again, with a new ledger and relay (G8: nothing is kept in memory). */
   restart(): Promise<void>;
+  /** Closes the store; the caller disposes the database. */
   close(): Promise<void>;
 }
 
 /**
- * Builds a run's world: a real ledger on a fresh SQLite file in a temp dir (every store round
- * trip a scheduling point), on a manual clock; the scheduled core; a relay whose boundaries are
+ * Builds a run's world: a real ledger on `database`, fresh for the run (every store round trip a
+ * scheduling point), on a manual clock; the scheduled core; a relay whose boundaries are
  * scheduling points where it may die, as the scenario says.
  */
 export async function createRelayWorld(
+  database: TestDatabase,
   s: fc.Scheduler,
   scenario: RelayScenario,
   variant: RelayVariant = {},
 ): Promise<RelayWorld> {
-  const dir = mkdtempSync(join(tmpdir(), "verq-relay-prop-"));
-  const path = join(dir, "ledger.sqlite");
   const clock = new ManualClock(1_767_258_000_000);
   const core = new ScheduledCore(s, clock, scenario.fates, scenario.inquiryFailures);
   let boundaries = 0;
@@ -116,8 +114,8 @@ export async function createRelayWorld(
     if (dies) throw new RelayDied(name, guid);
   };
   const open = async () => {
-    const base = await openStore({ path });
-    const store = new VerqStore(base.db.withPlugin(scheduledLatency(s)), base.dialect, base.path);
+    const base = await database.open();
+    const store = new VerqStore(base.db.withPlugin(scheduledLatency(s)), base.dialect, base.path, base.wakeups);
     const options = withGuidSeams({ clock }, { decider: variant.decider, claimer: variant.claimer });
     const ledger = new BoundaryLedger(store, options, boundary);
     const relay = new RelayService({ ledger, core: boundaryCore(core, boundary), maxAttempts: MAX_ATTEMPTS });
@@ -158,7 +156,6 @@ export async function createRelayWorld(
     },
     async close() {
       await running.base.close();
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
