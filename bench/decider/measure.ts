@@ -51,7 +51,9 @@ for (const [, state, command] of cases) {
   measure(table, state, command);
   measure(xstate, state, command);
 }
-console.log(`decision | xstate µs | table µs | speed-up   (${ROUNDS} rounds of ${N.toLocaleString("en")}, medians; Node ${process.version})`);
+console.log(
+  `decision | xstate µs | table µs | speed-up   (${ROUNDS} rounds of ${N.toLocaleString("en")}, medians; Node ${process.version})`,
+);
 for (const [name, state, command] of cases) {
   const x = measure(xstate, state, command);
   const t = measure(table, state, command);
