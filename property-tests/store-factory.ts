@@ -28,6 +28,7 @@ export function storeFactory(engine: Engine, options: StoreFactoryOptions = {}):
     engine,
     async fresh() {
       const database = await createTestDatabase(engine);
+      // A SQLite database (no schema) has one connection whatever it is asked.
       if (options.oneConnection !== true || database.schema === null) return database;
       return { ...database, open: () => openStore({ url: database.db, poolSize: 1 }) };
     },
