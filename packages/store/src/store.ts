@@ -1,5 +1,5 @@
 import { isVerqError } from "@verq/core";
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { postgresStoreDialect } from "./dialect/postgres-dialect.ts";
 import type { PostgresOptions } from "./dialect/postgres-options.ts";
 import { describePostgresUrl, isPostgresUrl } from "./dialect/postgres-url.ts";
@@ -161,7 +161,10 @@ async function openPostgresStore(options: PostgresOptions): Promise<VerqStore> {
   const { ensureSchema, openPostgres, unreachable } = await import("./dialect/postgres-connection.ts");
   const { postgresWakeups } = await import("./dialect/postgres-wakeups.ts");
   const { db, clientConfig } = await openPostgres(options);
-  const store = new VerqStore(db, postgresStoreDialect, describePostgresUrl(options.url), postgresWakeups(clientConfig));
+  // Wake-ups reach the stores that see the same tables: those with the same search path.
+  const { rows } = await sql<{ path: string }>`select current_setting('search_path') as path`.execute(db);
+  const scope = rows[0]?.path ?? "";
+  const store = new VerqStore(db, postgresStoreDialect, describePostgresUrl(options.url), postgresWakeups(clientConfig, scope));
   try {
     return await migrated(store, (trx) => ensureSchema(trx, options.schema));
   } catch (error) {

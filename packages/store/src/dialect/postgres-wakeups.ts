@@ -1,10 +1,15 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import pg from "pg";
 import type { WakeupTopic, Wakeups } from "./wakeups.ts";
 
-/** The channel of a topic; one per topic, shared by every verq store on the database. */
-const channelOf = (topic: WakeupTopic): string => `verq_${topic}`;
+/**
+ * The channel of a topic for the stores that share one search path (and so one set of tables):
+ * stores in other schemas of the same database never wake each other. A hash keeps the name a
+ * plain identifier within PostgreSQL's 63 bytes.
+ */
+const channelName = (topic: WakeupTopic, scope: string): string =>
+  `verq_${topic}_${createHash("sha256").update(scope).digest("hex").slice(0, 16)}`;
 
 /** Pause before listening again after the listening connection was lost. */
 const RELISTEN_MS = 500;
@@ -16,9 +21,11 @@ const RELISTEN_MS = 500;
  * last, and opened again after it is lost (a restart, `pg_terminate_backend`). While it is down
  * the listeners hear nothing, which polling covers. `wakeHere` calls the store's own listeners
  * at once; an announcement made for the others only carries this store's own id, which its own
- * listening connection passes over, so that they are not woken twice for one commit.
+ * listening connection passes over, so that they are not woken twice for one commit. `scope`
+ * is the connections' search path: only stores with the same one hear each other.
  */
-export function postgresWakeups(config: pg.ClientConfig): Wakeups {
+export function postgresWakeups(config: pg.ClientConfig, scope: string): Wakeups {
+  const channelOf = (topic: WakeupTopic) => channelName(topic, scope);
   const listeners = new Map<string, Set<() => void>>();
   let client: pg.Client | null = null;
   let connecting: Promise<void> | null = null;
