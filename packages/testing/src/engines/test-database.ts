@@ -84,6 +84,8 @@ export async function createTestDatabase(engine: Engine, name = "verq.sqlite"): 
     };
   }
   const schema = `verq_test_${process.pid}_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  swept ??= sweepAbandonedSchemas();
+  await swept;
   await admin(`create schema ${schema}`);
   const url = new URL(TEST_POSTGRES_URL);
   url.searchParams.set("options", `-c search_path=${schema}`);
@@ -99,6 +101,33 @@ export async function createTestDatabase(engine: Engine, name = "verq.sqlite"): 
       await admin(`drop schema if exists ${schema} cascade`);
     },
   };
+}
+
+let swept: Promise<void> | undefined;
+
+/** True when no process of this machine has that id any more. */
+function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as { code?: unknown }).code === "ESRCH";
+  }
+}
+
+/**
+ * Drops, once per process, the test schemas of processes that died before disposing of them
+ * (a killed test run), so that they do not pile up in the test database. Schemas of processes
+ * still alive, and anything not named `verq_test_<pid>_…`, are left alone.
+ */
+async function sweepAbandonedSchemas(): Promise<void> {
+  const { rows } = await admin(`select nspname from pg_namespace where nspname like 'verq\\_test\\_%'`);
+  for (const row of rows) {
+    const name = String(row.nspname);
+    const pid = Number(/^verq_test_(\d+)_[0-9a-f]+$/.exec(name)?.[1]);
+    if (Number.isInteger(pid) && pid !== process.pid && gone(pid))
+      await admin(`drop schema if exists ${name} cascade`).catch(() => {});
+  }
 }
 
 /** Runs one statement on the test server with a connection of its own. */
