@@ -209,17 +209,15 @@ export class JobQueue {
   readonly #redriveLimit: RedriveLimit;
   readonly #decide: JobDecider;
   readonly #jobs: StreamProjection<JobStreamState, JobEvent>;
-  readonly #payloadTexts: WeakMap<object, string>;
+  /** The canonical text of each payload an enqueue checked, so that its row does not make it again. */
+  readonly #payloadTexts = new WeakMap<object, string>();
 
   constructor(store: VerqStore, options: JobQueueOptions = {}) {
     this.#store = store;
-    // The canonical text of each payload an enqueue checked, so that its row does not make it again.
-    const payloadTexts = new WeakMap<object, string>();
-    this.#payloadTexts = payloadTexts;
     this.#jobs = jobStream(
       store.dialect,
       (payload) =>
-        (typeof payload === "object" && payload !== null ? payloadTexts.get(payload) : undefined) ?? canonicalJson(payload),
+        (typeof payload === "object" && payload !== null ? this.#payloadTexts.get(payload) : undefined) ?? canonicalJson(payload),
     );
     this.#clock = options.clock ?? systemClock;
     this.#rng = options.rng ?? Math.random;
@@ -269,29 +267,15 @@ export class JobQueue {
   async #enqueueIn(trx: Kysely<VerqDatabase>, items: readonly EnqueueItem[]): Promise<EnqueueResult[]> {
     const first = decideMany(new Map(), this.#decide, items, newJob);
     const written = await commitChanges(trx, this.#store.dialect, this.#jobs, first.changes, { creations: "skip" });
-    const { wakeups } = this.#store;
-    let wakeNow = false;
-    if (written.length > 0) {
-      // The store's idle workers are woken once the new jobs are committed: by the store when it
-      // sees the commit (any transaction of store.transaction), else by the channel where it
-      // reaches them. Where it does not (SQLite), they are woken now: a claim they start waits
-      // for the store's one connection, so it runs after the commit (after a rollback it finds
-      // nothing, which costs one empty claim).
-      const seen = this.#store.afterCommit(trx, () => wakeups.wakeHere("jobs"));
-      wakeNow = !seen && !wakeups.reachesOwnSubscribers;
-      // Other processes' idle workers hear of them when (and only if) this commits.
-      await wakeups.notify(trx, "jobs", seen);
-    }
+    if (written.length > 0) await this.#store.announce(trx, "jobs");
     const created = new Set(written.map((change) => change.after.id));
     const lost = items.filter((item) => !created.has(item.id));
     const again = lost.length === 0 ? [] : await this.#handle(trx, lost);
-    const results = items.map((item, i) => {
+    return items.map((item, i) => {
       const decided = created.has(item.id) ? first.decided[i] : again.shift();
       if (decided === undefined) throw new Error(`no decision for the enqueue of ${item.id}`);
       return enqueueResult(decided, item.commands[0]);
     });
-    if (wakeNow) wakeups.wakeHere("jobs");
-    return results;
   }
 
   /**
@@ -484,7 +468,7 @@ export class JobQueue {
       const event = redriven?.accepted === true ? redriven.events.find((e) => e.type === "job.redriven") : undefined;
       if (event?.type !== "job.redriven") throw new VerqError("VERQ_UNEXPECTED", `the redrive of ${id} wrote no job.redriven`);
       const { previousToken, note, deadline } = event.data;
-      await this.#store.wakeups.notify(trx, "jobs");
+      await this.#store.announce(trx, "jobs");
       return { jobId: id, previousToken, at: now, note, deadline };
     });
   }

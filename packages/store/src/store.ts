@@ -3,7 +3,7 @@ import { sql, type Kysely } from "kysely";
 import { postgresStoreDialect } from "./dialect/postgres-dialect.ts";
 import type { PostgresOptions } from "./dialect/postgres-options.ts";
 import { describePostgresUrl, isPostgresUrl } from "./dialect/postgres-url.ts";
-import { localWakeups, type Wakeups } from "./dialect/wakeups.ts";
+import { localWakeups, type WakeupTopic, type Wakeups } from "./dialect/wakeups.ts";
 import { sqliteStoreDialect } from "./dialect/sqlite-dialect.ts";
 import { openSqlite } from "./dialect/sqlite-connection.ts";
 import type { SqliteOptions } from "./dialect/sqlite-options.ts";
@@ -39,7 +39,7 @@ export class VerqStore {
   /** @internal Wake-ups of the workers that share the store: in this process, and between processes by LISTEN/NOTIFY on PostgreSQL. */
   readonly wakeups: Wakeups;
   #closed = false;
-  /** What to run after each commit of {@link transaction}, by its transaction (see {@link afterCommit}). */
+  /** What to run after each commit of {@link transaction}, by its transaction (see {@link announce}). */
   readonly #afterCommit = new WeakMap<Kysely<VerqDatabase>, (() => void)[]>();
 
   /** @internal use {@link openStore}. */
@@ -80,15 +80,21 @@ export class VerqStore {
   }
 
   /**
-   * @internal Runs `callback` right after `trx` commits, never after a rollback, when `trx` is a
-   * transaction of {@link transaction}, and returns true; any other transaction commits where
-   * the store cannot see it: then nothing is scheduled and this returns false.
+   * @internal Announces, from inside `trx`, that `topic` has news (jobs became claimable), for
+   * the idle workers of every process that shares the store. This store's own subscribers are
+   * woken right after the commit when `trx` is a transaction of {@link transaction} (never after
+   * a rollback); the other processes hear the dialect's channel, which delivers on commit only
+   * (NOTIFY on PostgreSQL). A transaction the store did not start commits where it cannot see it:
+   * then its own subscribers hear the channel too, or, with none (SQLite), are woken now: a claim
+   * they start waits for the one connection, so it runs after the commit (after a rollback it
+   * finds nothing, which costs one empty claim).
    */
-  afterCommit(trx: Kysely<VerqDatabase>, callback: () => void): boolean {
+  async announce(trx: Kysely<VerqDatabase>, topic: WakeupTopic): Promise<void> {
     const callbacks = this.#afterCommit.get(trx);
-    if (callbacks === undefined) return false;
-    callbacks.push(callback);
-    return true;
+    callbacks?.push(() => this.wakeups.wakeHere(topic));
+    const seen = callbacks !== undefined;
+    await this.wakeups.notify(trx, topic, seen);
+    if (!seen && !this.wakeups.reachesOwnSubscribers) this.wakeups.wakeHere(topic);
   }
 
   /**
