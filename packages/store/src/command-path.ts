@@ -63,29 +63,26 @@ export async function commitChanges<S extends StreamState, E extends StreamEvent
   options: { readonly creations?: "fail" | "skip" } = {},
 ): Promise<StreamChange<S, E>[]> {
   if (changes.length === 0) return [];
-  const skip = options.creations === "skip";
+  if (options.creations !== "skip") {
+    const positions = await insertEventRows(trx, dialect, projection.streamType, rowsOf(projection, changes), "fail");
+    await projection.project(trx, changes, positions);
+    return [...changes];
+  }
   const isCreation = (change: StreamChange<S, E>) => change.before.version === 0;
-  const first = skip ? changes.filter(isCreation) : changes;
-  const positions = await insertEventRows(trx, dialect, projection.streamType, rowsOf(projection, first), skip ? "skip" : "fail");
-  let written = [...changes];
-  if (skip) {
-    const lost = new Set(
-      changes
-        .filter((c) => isCreation(c) && !positions.has(positionKey(projection.idOf(c.after), 1)))
-        .map((c) => projection.idOf(c.after)),
-    );
-    written = changes.filter((c) => !lost.has(projection.idOf(c.after)));
-    const later = await insertEventRows(
-      trx,
-      dialect,
-      projection.streamType,
-      rowsOf(
-        projection,
-        written.filter((c) => !isCreation(c)),
-      ),
-      "fail",
-    );
-    for (const [key, position] of later) positions.set(key, position);
+  const creations = changes.filter(isCreation);
+  const positions = await insertEventRows(trx, dialect, projection.streamType, rowsOf(projection, creations), "skip");
+  // The streams another writer created first (none, in the usual case of an enqueue).
+  const lost = new Set<string>();
+  for (const c of creations) {
+    const id = projection.idOf(c.after);
+    if (!positions.has(positionKey(id, 1))) lost.add(id);
+  }
+  const written = lost.size === 0 ? [...changes] : changes.filter((c) => !lost.has(projection.idOf(c.after)));
+  const later = written.filter((c) => !isCreation(c));
+  if (later.length > 0) {
+    for (const [key, position] of await insertEventRows(trx, dialect, projection.streamType, rowsOf(projection, later), "fail")) {
+      positions.set(key, position);
+    }
   }
   await projection.project(trx, written, positions);
   return written;
@@ -95,15 +92,23 @@ function rowsOf<S extends StreamState, E extends StreamEvent>(
   projection: StreamProjection<S, E>,
   changes: readonly StreamChange<S, E>[],
 ): EventRow[] {
-  return changes.flatMap((change) =>
-    change.events.map((event, i) => ({
-      streamId: projection.idOf(change.after),
-      version: change.before.version + i + 1,
-      type: event.type,
-      data: JSON.stringify(event.data),
-      at: event.data.at,
-    })),
-  );
+  // Plain loops: this runs for every event of every batch.
+  const rows: EventRow[] = [];
+  for (const change of changes) {
+    const streamId = projection.idOf(change.after);
+    const { events } = change;
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i] as E;
+      rows.push({
+        streamId,
+        version: change.before.version + i + 1,
+        type: event.type,
+        data: JSON.stringify(event.data),
+        at: event.data.at,
+      });
+    }
+  }
+  return rows;
 }
 
 /**
