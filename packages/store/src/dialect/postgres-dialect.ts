@@ -52,6 +52,8 @@ export const postgresStoreDialect: StoreDialect = {
     await sql`create trigger events_no_truncate before truncate on events
       for each statement execute function verq_events_append_only()`.execute(db);
   },
+  // A sequence never goes back: nothing to do.
+  leanPositions: () => Promise.resolve(),
   // `($1::text, $2::bigint), ($3::text, $4::bigint)`: typed, since an untyped VALUES column is text.
   batchValues(rows: number, types: readonly BatchColumnType[]): string {
     const key = `${rows}x${types.join(",")}`;

@@ -25,6 +25,35 @@ export const sqliteStoreDialect: StoreDialect = {
     await sql`create trigger events_jobs_no_delete before delete on events when old.stream_type = 'job'
       begin select raise(abort, 'VERQ_APPEND_ONLY: job events cannot be deleted'); end`.execute(db);
   },
+  async leanPositions(db: Kysely<VerqDatabase>): Promise<void> {
+    // SQLite cannot drop AUTOINCREMENT from a column: the table is rebuilt, in the migration's
+    // transaction, with the same columns, constraint and positions (dropping the old table
+    // drops its triggers, which are made again below).
+    await sql`create table events_lean (
+      position integer primary key,
+      stream_type text not null,
+      stream_id text not null,
+      version integer not null,
+      type text not null,
+      data text not null,
+      at_ms bigint not null,
+      constraint events_stream_version_unique unique (stream_type, stream_id, version))`.execute(db);
+    await sql`insert into events_lean (position, stream_type, stream_id, version, type, data, at_ms)
+      select position, stream_type, stream_id, version, type, data, at_ms from events order by position`.execute(db);
+    // The AUTOINCREMENT counter may stand above the newest event (events deleted behind verq's
+    // back): a marker event at that position keeps `max(position)` where the counter was.
+    await sql`insert into events_lean (position, stream_type, stream_id, version, type, data, at_ms)
+      select seq, 'store', 'positions', 1, 'store.positionsKept', json_object('position', seq), cast(unixepoch('subsec') * 1000 as integer)
+      from sqlite_sequence where name = 'events' and seq > (select coalesce(max(position), 0) from events)`.execute(db);
+    await sql`drop table events`.execute(db);
+    await sql`alter table events_lean rename to events`.execute(db);
+    await this.createAppendOnlyGuards(db);
+    await sql`create trigger events_newest_kept before delete on events
+      when old.position >= (select max(position) from events)
+      begin select raise(abort, 'VERQ_APPEND_ONLY: the newest event cannot be deleted (its position would be handed out again)'); end`.execute(
+      db,
+    );
+  },
   // `(?, ?), (?, ?)`, cached: each batch size has one statement text, which the store's statement cache prepares once.
   batchValues(rows: number, types: readonly BatchColumnType[]): string {
     const key = `${rows}x${types.length}`;

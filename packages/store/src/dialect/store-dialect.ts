@@ -15,13 +15,20 @@ export interface StoreDialect {
   /** The column type of the event log's global position (`integer` on SQLite, `bigserial` on PostgreSQL). */
   readonly positionColumnType: string;
   /**
-   * Makes the position column the table's key, assigned by the database on insert and never
-   * reused, even after the newest events were purged (SQLite's `AUTOINCREMENT`; a PostgreSQL
-   * sequence never goes back).
+   * Makes the position column the table's key, assigned by the database on insert (migration
+   * 001; SQLite's `AUTOINCREMENT` there is replaced by {@link leanPositions}); a PostgreSQL
+   * sequence never goes back.
    */
   positionKey(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
   /** Installs the triggers that make UPDATE of an event, and DELETE of a job's event, fail. */
   createAppendOnlyGuards(db: Kysely<VerqDatabase>): Promise<void>;
+  /**
+   * Migration 005: positions that cost nothing beyond the row. SQLite rebuilds `events` with a
+   * plain rowid key instead of `AUTOINCREMENT` (whose counter row every append rewrote) and adds
+   * a trigger that refuses to delete the newest event, so `max(position) + 1` never hands out a
+   * position that was seen before. Nothing on PostgreSQL, whose sequence never goes back.
+   */
+  leanPositions(db: Kysely<VerqDatabase>): Promise<void>;
   /**
    * Suffix for the claim's candidate SELECT: `for update skip locked` on PostgreSQL, so that
    * claimers pass over each other's candidates instead of queueing behind them; empty on

@@ -54,11 +54,9 @@ export function guidStream(dialect: StoreDialect): StreamProjection<GuidEntry, G
         else purges.push({ before: stored(before), purged });
       }
       if (purges.length === 0) return;
-      await purgeGuidStreams(
-        trx,
-        purges.map((p) => p.before.guid),
-      );
-      // One audit event per purge run's settings (a batch decides all its purges with one command).
+      // One audit event per purge run's settings (a batch decides all its purges with one command),
+      // appended before the streams are deleted: the newest event of the log is then an audit
+      // event, which is never deleted, so no position is ever handed out twice (migration 005).
       const runs = new Map<string, { data: GuidPurged["data"]; guids: string[] }>();
       for (const { before, purged } of purges) {
         const key = JSON.stringify(purged.data);
@@ -68,6 +66,10 @@ export function guidStream(dialect: StoreDialect): StreamProjection<GuidEntry, G
       }
       for (const { data, guids } of runs.values())
         await appendLedgerAudit(trx, dialect, guidEvents.ledgerPurged({ guids, ...data }));
+      await purgeGuidStreams(
+        trx,
+        purges.map((p) => p.before.guid),
+      );
     },
   };
 }
