@@ -6,6 +6,7 @@ import { describePostgresUrl, isPostgresUrl } from "./dialect/postgres-url.ts";
 import { localWakeups, type WakeupTopic, type Wakeups } from "./dialect/wakeups.ts";
 import { sqliteStoreDialect } from "./dialect/sqlite-dialect.ts";
 import { openSqlite } from "./dialect/sqlite-connection.ts";
+import { sqliteHotPath } from "./dialect/sqlite-hot-path.ts";
 import type { SqliteOptions } from "./dialect/sqlite-options.ts";
 import type { StoreDialect } from "./dialect/store-dialect.ts";
 import { migrateToLatest } from "./migrations/migrate.ts";
@@ -64,9 +65,15 @@ export class VerqStore {
       async () => {
         // Each attempt collects its own: what a rolled-back attempt scheduled never runs.
         const callbacks: (() => void)[] = [];
-        const result = await this.db.transaction().execute((trx) => {
+        const hotPath = this.dialect.hotPath;
+        const result = await this.db.transaction().execute(async (trx) => {
           this.#afterCommit.set(trx, callbacks);
-          return work(trx);
+          hotPath?.hold(trx);
+          try {
+            return await work(trx);
+          } finally {
+            hotPath?.release(trx);
+          }
         });
         return { result, committed: callbacks };
       },
@@ -158,8 +165,8 @@ export async function openStore(options: OpenStoreOptions | string): Promise<Ver
   const resolved: OpenStoreOptions =
     typeof options !== "string" ? options : isPostgresUrl(options) ? { url: options } : { path: options };
   if ("url" in resolved) return openPostgresStore(resolved);
-  const { db } = await openSqlite(resolved.path, resolved);
-  return migrated(new VerqStore(db, sqliteStoreDialect, resolved.path));
+  const { db, raw } = await openSqlite(resolved.path, resolved);
+  return migrated(new VerqStore(db, { ...sqliteStoreDialect, hotPath: sqliteHotPath(raw) }, resolved.path));
 }
 
 async function openPostgresStore(options: PostgresOptions): Promise<VerqStore> {

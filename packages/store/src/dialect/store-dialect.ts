@@ -1,6 +1,26 @@
 import type { ColumnDefinitionBuilder, Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 
+/**
+ * Statements run synchronously on the one connection a transaction holds, without a promise or
+ * a query builder per statement: the embedded engine's hot path. Only for a transaction that
+ * {@link holds} says is this store's and still open (a statement run any other time would land
+ * in whatever transaction holds the connection then); callers otherwise take the ordinary
+ * Kysely path. Statement texts come from Kysely (`compile()`), so they are the dialect's own.
+ */
+export interface HotPath {
+  /** Marks `trx` as the open transaction of this store that holds the connection (the store calls it). */
+  hold(trx: Kysely<VerqDatabase>): void;
+  /** Ends {@link hold}: `trx` is committing or rolling back. */
+  release(trx: Kysely<VerqDatabase>): void;
+  /** True while `trx` is held: only then may {@link runEach} and {@link readRows} run for it. */
+  holds(trx: Kysely<VerqDatabase>): boolean;
+  /** Runs `text` once for each parameter row, in order; returns the rows changed in all. */
+  runEach(text: string, rows: readonly (readonly unknown[])[]): number;
+  /** The rows of one query, each as its column values in the statement's column order. */
+  readRows(text: string, parameters: readonly unknown[]): unknown[][];
+}
+
 /** The SQL type of a column of a batch row (see {@link StoreDialect.batchValues}). */
 export type BatchColumnType = "text" | "integer" | "bigint" | "numeric";
 
@@ -12,6 +32,11 @@ export type BatchColumnType = "text" | "integer" | "bigint" | "numeric";
 export interface StoreDialect {
   /** Which engine this is, for messages and diagnostics only; no SQL is chosen by it. */
   readonly name: "sqlite" | "postgres";
+  /**
+   * SQLite's synchronous statements on the transaction's connection ({@link HotPath}); absent on
+   * PostgreSQL, where every statement is a round trip and a batch is one multi-row statement.
+   */
+  readonly hotPath?: HotPath;
   /** The column type of the event log's global position (`integer` on SQLite, `bigserial` on PostgreSQL). */
   readonly positionColumnType: string;
   /**

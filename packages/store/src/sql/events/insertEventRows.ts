@@ -2,7 +2,7 @@ import { VersionConflict } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
-import { executeBatch } from "../batchValues.ts";
+import { readBatch } from "../batchValues.ts";
 
 /** One event to append: its stream, its version in that stream, and its data as JSON text. */
 export interface EventRow {
@@ -20,7 +20,7 @@ export type Positions = Map<string, number>;
 export const positionKey = (streamId: string, version: number): string => `${version}:${streamId}`;
 
 /**
- * Appends many events of one stream type in one multi-row statement (see {@link executeBatch}).
+ * Appends many events of one stream type in one multi-row statement (see {@link readBatch}).
  *
  * `onDuplicate: "fail"` reports a taken (stream, version) as `VERQ_VERSION_CONFLICT` (another
  * writer got there first; the transaction must roll back). `"skip"` leaves it out: a stream's
@@ -39,7 +39,7 @@ export async function insertEventRows(
   const values = rows.map((r) => [streamType, r.streamId, r.version, r.type, r.data, r.at]);
   const conflict = onDuplicate === "skip" ? " on conflict (stream_type, stream_id, version) do nothing" : "";
   try {
-    const result = await executeBatch<{ stream_id: string; version: number; position: number }>(
+    const written = await readBatch(
       trx,
       dialect,
       ["text", "text", "integer", "text", "text", "bigint"],
@@ -47,7 +47,8 @@ export async function insertEventRows(
       (v) =>
         `insert into events (stream_type, stream_id, version, type, data, at_ms) values ${v}${conflict} returning stream_id, version, position`,
     );
-    for (const row of result.rows) positions.set(positionKey(row.stream_id, Number(row.version)), Number(row.position));
+    for (const [streamId, version, position] of written)
+      positions.set(positionKey(streamId as string, Number(version)), Number(position));
   } catch (error) {
     if (onDuplicate === "fail" && dialect.isUniqueViolation(error)) {
       const first = rows[0];

@@ -30,6 +30,37 @@ export function rowToJob(row: JobRow): Job {
   };
 }
 
+/**
+ * The `jobs` columns in the order {@link valuesToJob} reads them: the select list of the hot
+ * reads (claim candidates, jobs by id), whose rows come back as arrays of column values.
+ */
+export const JOB_COLUMNS =
+  "id, payload, state, token, attempts, max_attempts, deadline, available_at, owner, lease_until, reason, dead_since, ordering_key, lease_expiries, enqueued_at, updated_at, version";
+
+/** Maps the values of a row selected with {@link JOB_COLUMNS}, in that order, to the domain's `Job`. */
+export function valuesToJob(values: readonly unknown[]): Job {
+  const nullable = (value: unknown): number | null => (value === null ? null : Number(value));
+  return {
+    id: values[0] as string,
+    payload: JSON.parse(values[1] as string) as JsonValue,
+    state: values[2] as JobState,
+    token: Number(values[3]),
+    attempts: Number(values[4]),
+    maxAttempts: Number(values[5]),
+    deadline: Number(values[6]),
+    availableAt: Number(values[7]),
+    owner: values[8] as string | null,
+    leaseUntil: nullable(values[9]),
+    reason: values[10] as DeadReason | null,
+    deadSince: nullable(values[11]),
+    orderingKey: values[12] as string | null,
+    leaseExpiries: Number(values[13]),
+    enqueuedAt: Number(values[14]),
+    updatedAt: Number(values[15]),
+    version: Number(values[16]),
+  };
+}
+
 /** The columns that change when a job's stream moves on (everything but id, payload and enqueue facts). */
 export function mutableColumns(job: Job) {
   return {

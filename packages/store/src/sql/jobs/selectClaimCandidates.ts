@@ -2,7 +2,8 @@ import type { Job } from "@verq/core";
 import { sql, type Kysely } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
-import { rowToJob, type JobRow } from "./jobRow.ts";
+import { readRows } from "../readRows.ts";
+import { JOB_COLUMNS, valuesToJob } from "./jobRow.ts";
 
 /**
  * Jobs that may be claimable at `now`: leased with an expired lease (`lease_until <= now`), or
@@ -31,18 +32,27 @@ export async function selectClaimCandidates(
   // Leases that ran out at the same instant go in enqueue order: without the tiebreaker
   // PostgreSQL returns them in whatever order its index holds them, which updates reshuffle, so
   // two stores with one history could claim differently.
-  const expired = await sql<JobRow>`select * from jobs j
+  const columns = sql.raw(JOB_COLUMNS);
+  const expired = await readRows(
+    db,
+    dialect,
+    sql`select ${columns} from jobs j
       where j.state = 'leased' and j.lease_until <= ${now} and ${headOfGroup}
-      order by j.lease_until, j.enqueue_position limit ${fetch(limit)} ${lock}`.execute(db);
-  const expiredRows = expired.rows.slice(0, limit);
+      order by j.lease_until, j.enqueue_position limit ${fetch(limit)} ${lock}`.compile(db),
+  );
+  const expiredRows = expired.slice(0, limit);
   const remaining = limit - expiredRows.length;
   const due =
     remaining <= 0
       ? []
       : (
-          await sql<JobRow>`select * from jobs j
-            where j.state = 'pending' and j.available_at <= ${now} and ${headOfGroup}
-            order by j.available_at, j.enqueue_position limit ${fetch(remaining)} ${lock}`.execute(db)
-        ).rows.slice(0, remaining);
-  return [...expiredRows, ...due].map(rowToJob);
+          await readRows(
+            db,
+            dialect,
+            sql`select ${columns} from jobs j
+              where j.state = 'pending' and j.available_at <= ${now} and ${headOfGroup}
+              order by j.available_at, j.enqueue_position limit ${fetch(remaining)} ${lock}`.compile(db),
+          )
+        ).slice(0, remaining);
+  return [...expiredRows, ...due].map(valuesToJob);
 }

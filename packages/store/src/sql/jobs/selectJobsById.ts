@@ -1,9 +1,9 @@
 import type { Job } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
-import { executeBatch } from "../batchValues.ts";
+import { readBatch } from "../batchValues.ts";
 import type { VerqDatabase } from "../../schema.ts";
-import { rowToJob, type JobRow } from "./jobRow.ts";
+import { JOB_COLUMNS, valuesToJob } from "./jobRow.ts";
 
 /** The projection rows of `ids` (one statement per 500 ids), by id; unknown ids are absent. */
 export async function selectJobsById(
@@ -13,13 +13,16 @@ export async function selectJobsById(
 ): Promise<Map<string, Job>> {
   const jobs = new Map<string, Job>();
   if (ids.length === 0) return jobs;
-  const result = await executeBatch<JobRow>(
+  const rows = await readBatch(
     db,
     dialect,
     ["text"],
     ids.map((id) => [id]),
-    (v) => `select * from jobs where id in (values ${v})`,
+    (v) => `select ${JOB_COLUMNS} from jobs where id in (values ${v})`,
   );
-  for (const row of result.rows) jobs.set(row.id, rowToJob(row));
+  for (const values of rows) {
+    const job = valuesToJob(values);
+    jobs.set(job.id, job);
+  }
   return jobs;
 }

@@ -1,0 +1,44 @@
+import type Database from "better-sqlite3";
+import type { Kysely } from "kysely";
+import type { VerqDatabase } from "../schema.ts";
+import type { HotPath } from "./store-dialect.ts";
+
+/** At most this many distinct statement texts are kept prepared; then the cache starts again. */
+const MAX_STATEMENTS = 200;
+
+/**
+ * The SQLite hot path over the store's one better-sqlite3 connection: prepared statements, kept
+ * per text, run synchronously. Reads return arrays (`raw` mode): better-sqlite3 builds an
+ * object of 18 properties for each `jobs` row otherwise, which costs more than the read itself
+ * (bench/schema-cost, "rows as objects"). Statements of its own, apart from Kysely's driver's
+ * cache, so that switching one to raw mode never changes what Kysely reads.
+ */
+export function sqliteHotPath(raw: Database.Database): HotPath {
+  const held = new WeakSet<Kysely<VerqDatabase>>();
+  const statements = new Map<string, Database.Statement>();
+  const prepare = (text: string): Database.Statement => {
+    let statement = statements.get(text);
+    if (statement === undefined) {
+      statement = raw.prepare(text);
+      if (statements.size >= MAX_STATEMENTS) statements.clear();
+      statements.set(text, statement);
+    }
+    return statement;
+  };
+  return {
+    hold: (trx) => void held.add(trx),
+    release: (trx) => void held.delete(trx),
+    holds: (trx) => held.has(trx),
+    runEach(text, rows) {
+      const statement = prepare(text);
+      let changes = 0;
+      for (const row of rows) changes += statement.run(...row).changes;
+      return changes;
+    },
+    readRows(text, parameters) {
+      return prepare(text)
+        .raw(true)
+        .all(...parameters) as unknown[][];
+    },
+  };
+}
