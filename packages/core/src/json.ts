@@ -10,46 +10,64 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
  * `NaN` and infinities, class instances (`Date`, `Map`, …), sparse arrays and cycles.
  */
 export function canonicalJson(value: unknown, what = "payload"): string {
-  const seen = new Set<object>();
-  const write = (v: unknown, path: string): string => {
-    if (v === null) return "null";
-    switch (typeof v) {
-      case "boolean":
-        return v ? "true" : "false";
-      case "string":
-        return JSON.stringify(v);
-      case "number":
-        if (!Number.isFinite(v)) throw invalid(what, path, "a non-finite number");
-        return JSON.stringify(v);
-      case "object":
-        break;
-      default:
-        throw invalid(what, path, `a ${typeof v}`);
-    }
-    const obj = v;
-    if (seen.has(obj)) throw invalid(what, path, "a cycle");
-    seen.add(obj);
-    try {
-      if (Array.isArray(obj)) {
-        const parts: string[] = [];
-        for (let i = 0; i < obj.length; i++) {
-          if (!(i in obj)) throw invalid(what, `${path}[${i}]`, "a hole in an array");
-          parts.push(write(obj[i], `${path}[${i}]`));
-        }
-        return `[${parts.join(",")}]`;
-      }
-      const proto: unknown = Object.getPrototypeOf(obj);
-      if (proto !== Object.prototype && proto !== null) throw invalid(what, path, "a class instance");
-      const record = obj as Record<string, unknown>;
-      const keys = Object.keys(record).sort();
-      return `{${keys.map((k) => `${JSON.stringify(k)}:${write(record[k], `${path}.${k}`)}`).join(",")}}`;
-    } finally {
-      seen.delete(obj);
-    }
-  };
-  return write(value, "$");
+  return writeCanonical(value, { what, seen: new Set<object>(), path: [] });
 }
 
-function invalid(what: string, path: string, found: string): VerqError {
-  return new VerqError("VERQ_INVALID_PAYLOAD", `the ${what} must be plain JSON; found ${found} at ${path}`);
+/** What one {@link canonicalJson} call carries down: the path is kept as parts and joined only for an error. */
+interface CanonicalWalk {
+  readonly what: string;
+  readonly seen: Set<object>;
+  readonly path: (string | number)[];
+}
+
+function writeCanonical(v: unknown, walk: CanonicalWalk): string {
+  if (v === null) return "null";
+  switch (typeof v) {
+    case "boolean":
+      return v ? "true" : "false";
+    case "string":
+      return JSON.stringify(v);
+    case "number":
+      if (!Number.isFinite(v)) throw invalid(walk, "a non-finite number");
+      return JSON.stringify(v);
+    case "object":
+      break;
+    default:
+      throw invalid(walk, `a ${typeof v}`);
+  }
+  const obj = v;
+  if (walk.seen.has(obj)) throw invalid(walk, "a cycle");
+  walk.seen.add(obj);
+  try {
+    let text: string;
+    if (Array.isArray(obj)) {
+      text = "[";
+      for (let i = 0; i < obj.length; i++) {
+        walk.path.push(i);
+        if (!(i in obj)) throw invalid(walk, "a hole in an array");
+        text += (i === 0 ? "" : ",") + writeCanonical(obj[i], walk);
+        walk.path.pop();
+      }
+      return text + "]";
+    }
+    const proto: unknown = Object.getPrototypeOf(obj);
+    if (proto !== Object.prototype && proto !== null) throw invalid(walk, "a class instance");
+    const record = obj as Record<string, unknown>;
+    const keys = Object.keys(record).sort();
+    text = "{";
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      walk.path.push(key);
+      text += `${i === 0 ? "" : ","}${JSON.stringify(key)}:${writeCanonical(record[key], walk)}`;
+      walk.path.pop();
+    }
+    return text + "}";
+  } finally {
+    walk.seen.delete(obj);
+  }
+}
+
+function invalid(walk: CanonicalWalk, found: string): VerqError {
+  const path = walk.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${part}`)).join("");
+  return new VerqError("VERQ_INVALID_PAYLOAD", `the ${walk.what} must be plain JSON; found ${found} at $${path}`);
 }

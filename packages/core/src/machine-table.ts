@@ -64,23 +64,27 @@ export function compileMachineTable<TContext, TEvent extends { readonly type: st
     return row;
   };
 
+  // Plain loops and no closure made per call: this runs for every decision of every job.
+  const enabled = (edges: readonly Edge[], context: unknown, event: TEvent): Edge | undefined => {
+    for (const edge of edges) if (edge.guard === null || edge.guard(context, event)) return edge;
+    return undefined;
+  };
   return (snapshot, event) => {
-    let { value, context } = snapshot as TableSnapshot<unknown>;
-    const take = (edge: Edge) => {
-      for (const action of edge.actions) context = action(context, event);
-      if (edge.target !== null) value = edge.target;
-    };
+    let value = snapshot.value;
+    let context: unknown = snapshot.context;
     const candidates = rowOf(value).on.get(event.type);
-    if (candidates !== undefined) {
-      const edge = candidates.find((e) => e.guard === null || e.guard(context, event));
-      if (edge !== undefined) take(edge);
+    const first = candidates === undefined ? undefined : enabled(candidates, context, event);
+    if (first !== undefined) {
+      for (const action of first.actions) context = action(context, event);
+      if (first.target !== null) value = first.target;
     }
     for (let steps = 0; ; steps++) {
-      const edge = rowOf(value).always.find((e) => e.guard === null || e.guard(context, event));
+      const edge = enabled(rowOf(value).always, context, event);
       // A transition that changes nothing leaves the machine where it is, as in XState.
       if (edge === undefined || (edge.target === null && edge.actions.length === 0)) break;
       if (steps === MAX_EVENTLESS_STEPS) throw new Error(`${machine.id} machine loops on eventless transitions in ${value}`);
-      take(edge);
+      for (const action of edge.actions) context = action(context, event);
+      if (edge.target !== null) value = edge.target;
     }
     return { value, context: context as TContext };
   };

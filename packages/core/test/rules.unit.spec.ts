@@ -50,6 +50,14 @@ describe("canonicalJson", () => {
   ])("rejects %s with VERQ_INVALID_PAYLOAD", (_what, value) => {
     expect(() => canonicalJson(value)).toThrow(expect.objectContaining({ code: "VERQ_INVALID_PAYLOAD" }));
   });
+  it("names where the offending value is, and nothing of the payload's values", () => {
+    expect(() => canonicalJson({ a: [1, { b: undefined }] })).toThrow("found a undefined at $.a[1].b");
+    expect(() => canonicalJson({ x: { y: [1, , 2] } })).toThrow("found a hole in an array at $.x.y[1]");
+    expect(() => canonicalJson([Number.NaN])).toThrow("found a non-finite number at $[0]");
+    expect(() => canonicalJson({ secret: "s3cr3t", d: new Date(0) })).toThrow(
+      /^the payload must be plain JSON; found a class instance at \$\.d$/,
+    );
+  });
   it("rejects cycles but accepts shared references", () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
