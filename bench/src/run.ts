@@ -15,6 +15,10 @@
  * The PostgreSQL groups (1c, 1d, 2f, 2g) start worker processes and migrate a schema per run,
  * which tiny sizes do not amortise: `--quick` leaves them out unless `--only` names them
  * (`--quick --only PostgreSQL --rounds 1` proves them on their own).
+ *
+ * Group 8 (CLI start) times the built bin: a full run builds the packages first when their
+ * `dist` is older than their sources; `--quick` never builds and reports the built rows as not
+ * measured unless `dist` is current (`pnpm bench --only "CLI start"` runs the group alone).
  */
 import fs from "node:fs";
 import os from "node:os";
