@@ -182,8 +182,8 @@ describe("P1: the packed packages in a project outside the workspace", () => {
     const bin = fs.realpathSync(path.join(consumer, "node_modules", ".bin", "verq"));
     const recorder = path.join(ROOT, "packages", "adapters", "test", "cli", "support", "record-modules.mjs");
     /** What one start of the bin loaded: the npm packages, and the bundled sources inside the bin's own files. */
-    const loads = (args: readonly string[]): { packages: Set<string>; bundled: string } => {
-      const log = path.join(work, `modules-${args.join("-")}.log`);
+    const loads = (name: string, args: readonly string[]): { packages: Set<string>; bundled: string } => {
+      const log = path.join(work, `modules-${name}.log`);
       const result = spawnSync(process.execPath, ["--import", recorder, bin, ...args], {
         cwd: consumer,
         env: { ...plainEnv(), VERQ_MODULE_LOG: log },
@@ -202,10 +202,10 @@ describe("P1: the packed packages in a project outside the workspace", () => {
         bundled: own.map((file) => fs.readFileSync(file, "utf8")).join("\n"),
       };
     };
-    const help = loads(["--help"]);
+    const help = loads("help", ["--help"]);
     expect([...help.packages].filter((name) => name !== "@verq/adapters").sort()).toEqual(["commander"]);
     for (const marker of ["/kysely/dist/", "/xstate/dist/", "/store/src/"]) expect(help.bundled).not.toContain(marker);
-    const stats = loads(["jobs", "stats", "--db", path.join(consumer, "modules.sqlite")]);
+    const stats = loads("stats", ["jobs", "stats", "--db", path.join(consumer, "modules.sqlite")]);
     for (const marker of ["/kysely/dist/", "/store/src/"]) expect(stats.bundled).toContain(marker);
     expect(stats.packages.has("better-sqlite3")).toBe(true);
     for (const name of ["fastify", "undici", "zod", "pg"]) expect(stats.packages.has(name), name).toBe(false);
