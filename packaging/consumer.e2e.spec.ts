@@ -154,6 +154,63 @@ describe("P1: the packed packages in a project outside the workspace", () => {
     for (const area of ["jobs", "relay", "files", "receiver"]) expect(result.stdout).toContain(area);
   });
 
+  it("(c) the installed bin (one bundle per command area) finds its drivers: jobs enqueue and jobs stats on SQLite, and on PostgreSQL", async () => {
+    const bin = path.join(consumer, "node_modules", ".bin", "verq");
+    const databases = [path.join(consumer, "cli.sqlite")];
+    const postgres = postgresUp ? await createTestDatabase("postgres") : undefined;
+    if (postgres !== undefined) databases.push(postgres.db);
+    try {
+      for (const db of databases) {
+        const enqueued = run(bin, ["jobs", "enqueue", "--db", db, "--id", "cli-1", "--payload", "{}"], consumer);
+        expect(enqueued.stderr).toBe("");
+        expect(enqueued.status).toBe(0);
+        const stats = run(bin, ["jobs", "stats", "--db", db, "--json"], consumer);
+        expect(stats.status, stats.stderr).toBe(0);
+        expect((JSON.parse(stats.stdout) as { byState: Record<string, number> }).byState).toEqual({
+          pending: 1,
+          leased: 0,
+          done: 0,
+          dead: 0,
+        });
+      }
+    } finally {
+      await postgres?.dispose();
+    }
+  });
+
+  it("(c) the installed bin loads a command's chunks only when it runs: --help loads no store, kysely, xstate or driver; jobs stats no fastify, undici or zod", () => {
+    const bin = fs.realpathSync(path.join(consumer, "node_modules", ".bin", "verq"));
+    const recorder = path.join(ROOT, "packages", "adapters", "test", "cli", "support", "record-modules.mjs");
+    /** What one start of the bin loaded: the npm packages, and the bundled sources inside the bin's own files. */
+    const loads = (name: string, args: readonly string[]): { packages: Set<string>; bundled: string } => {
+      const log = path.join(work, `modules-${name}.log`);
+      const result = spawnSync(process.execPath, ["--import", recorder, bin, ...args], {
+        cwd: consumer,
+        env: { ...plainEnv(), VERQ_MODULE_LOG: log },
+        encoding: "utf8",
+      });
+      expect(result.status, result.stderr).toBe(0);
+      const files = fs
+        .readFileSync(log, "utf8")
+        .split("\n")
+        .filter((url) => url.startsWith("file:"))
+        .map((url) => new URL(url).pathname);
+      const names = files.map((file) => /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file)?.[1]);
+      const own = [...new Set(files.filter((file) => file.includes("/@verq/adapters/dist/cli/")))];
+      return {
+        packages: new Set(names.filter((name) => name !== undefined)),
+        bundled: own.map((file) => fs.readFileSync(file, "utf8")).join("\n"),
+      };
+    };
+    const help = loads("help", ["--help"]);
+    expect([...help.packages].filter((name) => name !== "@verq/adapters").sort()).toEqual(["commander"]);
+    for (const marker of ["/kysely/dist/", "/xstate/dist/", "/store/src/"]) expect(help.bundled).not.toContain(marker);
+    const stats = loads("stats", ["jobs", "stats", "--db", path.join(consumer, "modules.sqlite")]);
+    for (const marker of ["/kysely/dist/", "/store/src/"]) expect(stats.bundled).toContain(marker);
+    expect(stats.packages.has("better-sqlite3")).toBe(true);
+    for (const name of ["fastify", "undici", "zod", "pg"]) expect(stats.packages.has(name), name).toBe(false);
+  });
+
   it("publint and arethetypeswrong (ESM only) report no problem on any packed package", () => {
     for (const name of PACKAGES) {
       const lint = run(path.join(BIN, "publint"), ["run", "--strict", tarballs[name]], ROOT);

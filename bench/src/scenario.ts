@@ -51,8 +51,11 @@ export interface Scenario {
   readonly postgres?: PostgresUse;
   /** Rounds to run in a full run when fewer than the others (a long single measurement); all in --quick. */
   readonly rounds?: number;
-  /** Whether the services it needs (Redis, PostgreSQL) are reachable; a missing one is reported, not hidden. */
-  available?(): Promise<true | string>;
+  /**
+   * Whether the services it needs (Redis, PostgreSQL, a build) are there, for a run of `size`
+   * (asked once, before the first round); a missing one is reported, not hidden.
+   */
+  available?(size: BenchSize): Promise<true | string>;
   /** Runs once and returns its figures by name, e.g. `{ "jobs/s": … }` or `{ "p50 ms": …, "p99 ms": … }`. */
   run(size: BenchSize): Promise<Record<string, Figure>>;
 }

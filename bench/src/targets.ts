@@ -87,6 +87,17 @@ export function checkTargets(rows: readonly Row[]): string[] {
       ? "relay added latency p50 under 1 ms: not measured in this run"
       : `relay added latency p50 under 1 ms: ${added.median.toFixed(2)} ms — ${added.median < 1 ? "met" : "MISSED"}`,
   );
+  const stats = find(
+    rows,
+    "8b",
+    (s) => s === "verq (built bin)",
+    (f) => f === "start to exit ms",
+  )[0];
+  out.push(
+    stats === undefined
+      ? "`verq jobs stats` start, built bin, under 150 ms: not measured in this run"
+      : `\`verq jobs stats\` start, built bin, under 150 ms: ${Math.round(stats.median)} ms — ${stats.median < 150 ? "met" : "MISSED"}`,
+  );
   const claims = find(rows, "6b", isVerq, (f) => f.startsWith("claim p50"));
   const firstClaim = claims[0];
   const lastClaim = claims[claims.length - 1];

@@ -1,5 +1,6 @@
 import type { Scenario } from "../scenario.ts";
 import { bullmqScenarios } from "./bullmq.ts";
+import { cliStartScenarios } from "./cli-start.ts";
 import { fileScenarios } from "./files.ts";
 import { graphileWorkerScenarios } from "./graphile-worker.ts";
 import { pgBossScenarios } from "./pg-boss.ts";
@@ -16,6 +17,7 @@ export function allScenarios(): Scenario[] {
     ...verqPostgresScenarios(),
     ...relayScenarios(),
     ...fileScenarios(),
+    ...cliStartScenarios(),
     ...rawSqliteScenarios(),
     ...plainjobScenarios(),
     ...bullmqScenarios(),

@@ -1,46 +1,29 @@
 import { existsSync } from "node:fs";
 import { MessageError, VerqError } from "@verq/core";
-import { isPostgresUrl, openStore, type StoredEvent, type VerqStore } from "@verq/store";
-import { Option } from "commander";
+import type { StoredEvent, VerqStore } from "@verq/store";
 import { EXIT } from "./exit-codes.ts";
+import type { JsonOptions } from "./options.ts";
 import { reportError, type CliContext } from "./output.ts";
 
 /*
- * What the commands of every `verq` area share. A command reads its options as strings,
- * checks all of them with the parsers below before it opens anything, then opens its store
- * with `withStore`, all inside `runCommand`, which turns a thrown error into its exit code:
+ * What the actions of every `verq` area share. An area's `<area>-commands.ts` declares its
+ * commands and options (./options.ts) and loads the module of its actions only when one runs.
+ * An action reads its options as strings, checks all of them with the parsers below before it
+ * opens anything, then opens its store with `withStore`, all inside `runCommand`, which turns a
+ * thrown error into its exit code:
  *
- *   area.command("name").addOption(dbOption()).addOption(jsonOption()).action((o: DbOptions) =>
+ *   // area-commands.ts
+ *   const actions = () => import("./area-actions.ts");
+ *   area.command("name").addOption(dbOption()).addOption(jsonOption())
+ *     .action(async (o: NameOptions) => (await actions()).name(context, o));
+ *
+ *   // area-actions.ts
+ *   export const name = (context: CliContext, o: NameOptions) =>
  *     runCommand(context, o, () => {
  *       const limit = parseWholeNumber(o.limit, "--limit", { min: 1 });
  *       return withStore(o.db, async (store) => { … return EXIT.ok; });
- *     }),
- *   );
+ *     });
  */
-
-/** The `--json` option as commander hands it to an action. */
-export interface JsonOptions {
-  readonly json?: boolean;
-}
-
-/** The `--db` and `--json` options as commander hands them to an action. */
-export interface DbOptions extends JsonOptions {
-  readonly db: string;
-}
-
-/**
- * The required `--db <file|url>` option, for `command.addOption`: a SQLite file (created if
- * missing unless the command says otherwise) or a PostgreSQL URL (`postgres://…` or
- * `postgresql://…`).
- */
-export function dbOption(description = "SQLite file or postgres:// URL"): Option {
-  return new Option("--db <file|url>", description).makeOptionMandatory();
-}
-
-/** The `--json` option (machine-readable output on stdout, errors as `{"error":{"code","message"}}`), for `command.addOption`. */
-export function jsonOption(description = "print JSON"): Option {
-  return new Option("--json", description);
-}
 
 /**
  * Runs a command's body and sets the process exit code: the code the body returns (0 when it
@@ -79,6 +62,8 @@ export async function withStore<T>(
   work: (store: VerqStore) => Promise<T>,
   options: { readonly mustExist?: boolean } = {},
 ): Promise<T> {
+  // Loaded here, not at the top: a command that opens no store (files init, lag) never loads it.
+  const { isPostgresUrl, openStore } = await import("@verq/store");
   const postgres = isPostgresUrl(db);
   const scheme = postgres ? null : urlScheme(db);
   if (scheme !== null) {

@@ -4,11 +4,20 @@ import { registerFilesCommands } from "./files-commands.ts";
 import { registerJobsCommands } from "./jobs-commands.ts";
 import { registerReceiverCommands } from "./receiver-commands.ts";
 import { registerRelayCommands } from "./relay-commands.ts";
-import { processIo, type CliContext, type CliIo } from "./output.ts";
+import type { CliContext, CliIo } from "./output.ts";
+
+/** The process's own stdout and stderr, each text ending with one line break. */
+const processIo: CliIo = {
+  out: (text) => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`),
+  err: (text) => process.stderr.write(text.endsWith("\n") ? text : `${text}\n`),
+};
 
 /**
  * Builds the `verq` program. Each area registers its own subcommands from its own file, so
- * that jobs, relay, files and receiver evolve without touching one another.
+ * that jobs, relay, files and receiver evolve without touching one another. The registrations
+ * load nothing but commander: each action imports its area's module when it runs, so `--help`,
+ * a usage error and the parsing of any command load no store, no HTTP server or client and no
+ * validator, and a command loads only what it uses (`jobs stats`: the store, never fastify).
  */
 export function buildProgram(
   io: CliIo = processIo,

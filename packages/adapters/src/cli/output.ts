@@ -1,7 +1,10 @@
 import { coerceError, isVerqError } from "@verq/core";
 import { EXIT, type ExitCode } from "./exit-codes.ts";
 
-/** Where a command writes; tests pass their own to capture output. */
+/**
+ * Where a command writes; tests pass their own to capture output. (The types of this file cost
+ * nothing at run time; its functions load `@verq/core`, so only the actions import them.)
+ */
 export interface CliIo {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
@@ -13,11 +16,6 @@ export interface CliContext {
   /** Sets the process exit code (tests capture it instead). */
   readonly setExitCode: (code: number) => void;
 }
-
-export const processIo: CliIo = {
-  out: (text) => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`),
-  err: (text) => process.stderr.write(text.endsWith("\n") ? text : `${text}\n`),
-};
 
 /** Prints `value` as one line of JSON (for `--json`) or as the human text `human()` makes. */
 export function emit(io: CliIo, json: boolean, value: unknown, human: () => string): void {

@@ -1,7 +1,10 @@
 import type { Command } from "commander";
-import { dbOption, parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
-import { createInventoryReceiver } from "./inventory-receiver.ts";
+import { dbOption } from "./options.ts";
 import type { CliContext } from "./output.ts";
+import type { ReceiverServeOptions } from "./receiver-serve.ts";
+
+// Loaded when the command runs: the store, fastify and zod.
+const server = () => import("./receiver-serve.ts");
 
 /** `verq receiver serve`: the idempotent receiver as a process. */
 export function registerReceiverCommands(program: Command, context: CliContext): void {
@@ -12,17 +15,5 @@ export function registerReceiverCommands(program: Command, context: CliContext):
     .addOption(dbOption())
     .option("--port <n>", "TCP port (0 picks a free one)", "0")
     .option("--host <host>", "address to listen on", "127.0.0.1")
-    .action((o: { db: string; port: string; host: string }) =>
-      runCommand(context, {}, () => {
-        // Checked before the database is opened: a bad port creates nothing.
-        const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
-        return withStore(o.db, async (store) => {
-          const app = await createInventoryReceiver({ store });
-          const address = await app.listen({ port, host: o.host });
-          context.io.out(`receiver listening on ${address}`);
-          await untilStopSignal();
-          await app.close();
-        });
-      }),
-    );
+    .action(async (o: ReceiverServeOptions) => (await server()).serve(context, o));
 }

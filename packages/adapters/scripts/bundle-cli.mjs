@@ -1,0 +1,27 @@
+// Builds the `verq` bin, dist/cli/bin.js, as one ES module per command area (esbuild, after tsc
+// has built the library). The library stays one compiled file per source file; the bin is
+// bundled because a CLI pays for every module it loads on every start: kysely alone is 263
+// modules, and Node 20 has no compile cache. Bundled: the CLI, @verq/core and @verq/store from
+// their sources, kysely and xstate (their ES builds). Left to the installed packages: commander,
+// the native better-sqlite3, pg (loaded only for a PostgreSQL store), and fastify, undici and zod,
+// which only the commands that serve or call HTTP or read messages load. See docs/adr/0010-cli-start.md.
+import { build } from "esbuild";
+
+await build({
+  entryPoints: ["src/cli/bin.ts"],
+  outdir: "dist/cli",
+  bundle: true,
+  // Each `import()` of a command area becomes a chunk that loads when that command runs.
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  // verq-source: the workspace packages from their sources; module: xstate's ES build.
+  conditions: ["verq-source", "module"],
+  external: ["better-sqlite3", "pg", "commander", "fastify", "undici", "zod"],
+  sourcemap: true,
+  sourcesContent: true,
+  legalComments: "inline",
+  logLevel: "warning",
+});

@@ -1,0 +1,175 @@
+import {
+  MAX_ATTEMPTS_LIMIT,
+  VerqError,
+  checkIdentifier,
+  checkToken,
+  type DeadReason,
+  type FinishOutcome,
+  type Job,
+} from "@verq/core";
+import { JobQueue, type VerqStore } from "@verq/store";
+import { clockFromEnv } from "./clock-from-env.ts";
+import { describeEvent, iso, parseChoice, parseDuration, parseWholeNumber, runCommand, withStore } from "./common.ts";
+import { EXIT } from "./exit-codes.ts";
+import type { DbOptions } from "./options.ts";
+import { emit, type CliContext } from "./output.ts";
+
+/*
+ * The actions of `verq jobs …` but `work` (./jobs-work.ts), loaded by ./jobs-commands.ts when
+ * one runs: the store and the core, no HTTP client.
+ */
+
+/** Opens the store and a queue on it (with the clock of `VERQ_NOW_MS`), runs `work`, closes the store. */
+const withQueue = <T>(db: string, work: (queue: JobQueue, store: VerqStore) => Promise<T>): Promise<T> =>
+  withStore(db, (store) => work(new JobQueue(store, { clock: clockFromEnv() }), store));
+
+function parsePayload(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new VerqError("VERQ_INVALID_PAYLOAD", "--payload must be valid JSON, e.g. '{\"quantity\": 7}'");
+  }
+}
+
+const describeJob = (job: Job): string =>
+  `${job.id} ${job.state}${job.reason === null ? "" : `(${job.reason})`} token=${job.token} attempts=${job.attempts}/${job.maxAttempts}`;
+
+/** The options of `verq jobs enqueue`. */
+export interface EnqueueOptions extends DbOptions {
+  readonly id: string;
+  readonly payload: string;
+  readonly maxAttempts: string;
+  readonly deadline: string;
+  readonly orderingKey?: string;
+}
+
+/** `verq jobs enqueue`: add a job; the same id with the same payload again is a no-op. */
+export const enqueue = (context: CliContext, o: EnqueueOptions): Promise<void> =>
+  runCommand(context, o, () => {
+    const input = {
+      id: checkIdentifier(o.id, "--id"),
+      payload: parsePayload(o.payload),
+      maxAttempts: parseWholeNumber(o.maxAttempts, "--max-attempts", { min: 1, max: MAX_ATTEMPTS_LIMIT }),
+      deadline: clockFromEnv().now() + parseDuration(o.deadline, "--deadline", { min: 1 }),
+      ...(o.orderingKey === undefined
+        ? {}
+        : { orderingKey: checkIdentifier(o.orderingKey, "--ordering-key", "VERQ_INVALID_ARGUMENT") }),
+    };
+    return withQueue(o.db, async (queue) => {
+      const result = await queue.enqueue(input);
+      emit(
+        context.io,
+        o.json === true,
+        result,
+        () => `${result.created ? "enqueued" : "already enqueued (same payload, no-op)"} ${describeJob(result.job)}`,
+      );
+    });
+  });
+
+/** The options of `verq jobs finish`. */
+export interface FinishOptions extends DbOptions {
+  readonly token: string;
+  readonly outcome: string;
+}
+
+/** `verq jobs finish`: record an attempt's outcome; exit 3 when the token is not the current one. */
+export const finish = (context: CliContext, id: string, o: FinishOptions): Promise<void> =>
+  runCommand(context, o, () => {
+    checkIdentifier(id, "the job id");
+    const token = checkToken(parseWholeNumber(o.token, "--token", { min: 1 }));
+    const outcome = parseChoice<FinishOutcome>(o.outcome, "--outcome", ["ok", "retry", "permanent"]);
+    return withQueue(o.db, async (queue) => {
+      const accepted = await queue.finish(id, token, outcome);
+      emit(context.io, o.json === true, { id, token, outcome, accepted }, () =>
+        accepted ? `accepted: ${id} token=${token} ${outcome}` : `refused: ${id} token=${token} is not the current lease`,
+      );
+      return accepted ? EXIT.ok : EXIT.refused;
+    });
+  });
+
+/** `verq jobs stats`: counts by state, dead letters by reason, the oldest dead job, the last redrive, lease expiries. */
+export const stats = (context: CliContext, o: DbOptions): Promise<void> =>
+  runCommand(context, o, () =>
+    withQueue(o.db, async (queue) => {
+      const s = await queue.stats();
+      emit(context.io, o.json === true, s, () =>
+        [
+          `pending=${s.byState.pending} leased=${s.byState.leased} done=${s.byState.done} dead=${s.byState.dead}`,
+          `dead by reason: ${Object.entries(s.dead.byReason)
+            .map(([r, v]) => `${r}=${v.count} (${(v.ratio * 100).toFixed(1)}%)`)
+            .join(" ")}`,
+          `oldest dead: ${s.dead.oldest === null ? "none" : `${s.dead.oldest.id} since ${iso(s.dead.oldest.deadSince)}`}`,
+          `last redrive: ${s.lastRedrive === null ? "none" : `${s.lastRedrive.jobId} ${s.lastRedrive.note} at ${iso(s.lastRedrive.at)} -> ${s.lastRedrive.resultState ?? "?"}`}`,
+          `lease expiries: ${s.leaseExpiries}; stale finishes refused: ${s.staleFinishesRefused}`,
+        ].join("\n"),
+      );
+    }),
+  );
+
+/** The options of `verq jobs dead`. */
+export interface DeadOptions extends DbOptions {
+  readonly reason?: string;
+  readonly limit: string;
+}
+
+/** `verq jobs dead`: dead jobs, oldest first, identifiers only. */
+export const dead = (context: CliContext, o: DeadOptions): Promise<void> =>
+  runCommand(context, o, () => {
+    const reason =
+      o.reason === undefined ? undefined : parseChoice<DeadReason>(o.reason, "--reason", ["permanent", "exhausted", "deadline"]);
+    const limit = parseWholeNumber(o.limit, "--limit", { min: 1 });
+    return withQueue(o.db, async (queue) => {
+      const jobs = await queue.list("dead", { limit, ...(reason === undefined ? {} : { reason }) });
+      const rows = jobs.map((j) => ({
+        id: j.id,
+        reason: j.reason,
+        deadSince: j.deadSince,
+        attempts: j.attempts,
+        token: j.token,
+      }));
+      emit(context.io, o.json === true, rows, () =>
+        rows.length === 0
+          ? "no dead jobs"
+          : rows
+              .map((r) => `${r.id} ${r.reason} since ${iso(r.deadSince ?? 0)} attempts=${r.attempts} token=${r.token}`)
+              .join("\n"),
+      );
+    });
+  });
+
+/** The options of `verq jobs redrive`. */
+export interface RedriveOptions extends DbOptions {
+  readonly note: string;
+  readonly deadline?: string;
+}
+
+/** `verq jobs redrive`: a dead job back to pending with a fresh budget, with a ticket id as the note. */
+export const redrive = (context: CliContext, id: string, o: RedriveOptions): Promise<void> =>
+  runCommand(context, o, () => {
+    checkIdentifier(id, "the job id");
+    const deadline =
+      o.deadline === undefined ? undefined : clockFromEnv().now() + parseDuration(o.deadline, "--deadline", { min: 1 });
+    return withQueue(o.db, async (queue) => {
+      const record = await queue.redrive(id, deadline === undefined ? { note: o.note } : { note: o.note, deadline });
+      emit(
+        context.io,
+        o.json === true,
+        record,
+        () => `redriven ${record.jobId} note=${record.note} previous token=${record.previousToken}`,
+      );
+    });
+  });
+
+/** `verq jobs show`: a job and its timeline, without payloads. */
+export const show = (context: CliContext, id: string, o: DbOptions): Promise<void> =>
+  runCommand(context, o, () => {
+    checkIdentifier(id, "the job id");
+    return withQueue(o.db, async (queue) => {
+      const events = await queue.history(id);
+      const job = await queue.get(id);
+      if (job === null) throw new VerqError("VERQ_UNKNOWN_JOB", `no job with id ${id}`);
+      emit(context.io, o.json === true, { ...job, events }, () =>
+        [describeJob(job), ...events.map((e) => describeEvent(e, ["payload"]))].join("\n"),
+      );
+    });
+  });

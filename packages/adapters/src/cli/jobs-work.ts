@@ -1,0 +1,91 @@
+import { checkIdentifier, checkLeaseMs } from "@verq/core";
+import { JobQueue, JobWorker, MAX_BATCH_SIZE, type ClaimedJob, type JobWorkerReport, type JobWorkerResult } from "@verq/store";
+import { createHttpSender } from "../http/http-sender.ts";
+import { failpoint } from "../failpoints.ts";
+import { clockFromEnv } from "./clock-from-env.ts";
+import { onStopSignal, untilStopSignal, parseDuration, parseHttpUrl, parseWholeNumber, runCommand, withStore } from "./common.ts";
+import { EXIT } from "./exit-codes.ts";
+import type { DbOptions } from "./options.ts";
+import { emit, reportError, type CliContext } from "./output.ts";
+
+/** The longest HTTP timeout per delivery: above it, Node's timers would fire at once. */
+const MAX_TIMEOUT_MS = 86_400_000;
+
+const describeResult = (r: JobWorkerResult): string => `${r.id} token=${r.token} outcome=${r.outcome} accepted=${r.accepted}`;
+
+/** The options of `verq jobs work`. */
+export interface WorkOptions extends DbOptions {
+  readonly target: string;
+  readonly owner: string;
+  readonly lease: string;
+  readonly once?: boolean;
+  readonly concurrency: string;
+  readonly exitWhenIdle?: boolean;
+  readonly poll: string;
+  readonly timeout: string;
+}
+
+/**
+ * `verq jobs work`: a {@link JobWorker} that POSTs each job to `--target`. Every option is
+ * checked before the store is opened, so a bad one claims nothing and spends no attempt. The
+ * failpoints `job.afterSend` (the answer is in, the outcome not yet recorded) and
+ * `job.beforeFinish` (right before the transaction that records it) stop the process for crash
+ * tests. Exit codes: 0 done (`--once` also when nothing was due); 1 a send failed unexpectedly
+ * (a `BadAck`) under `--once` or `--exit-when-idle`, leaving its job leased; 2 a bad option.
+ */
+export const work = (context: CliContext, o: WorkOptions): Promise<void> => runCommand(context, o, () => runWorker(context, o));
+
+async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
+  const { io } = context;
+  const json = o.json === true;
+  // Everything is checked before the store is opened: a bad option claims nothing.
+  const target = parseHttpUrl(o.target, "--target");
+  const owner = checkIdentifier(o.owner, "--owner", "VERQ_INVALID_ARGUMENT");
+  const leaseMs = checkLeaseMs(parseDuration(o.lease, "--lease"));
+  const concurrency = parseWholeNumber(o.concurrency, "--concurrency", { min: 1, max: MAX_BATCH_SIZE });
+  const idleMs = parseDuration(o.poll, "--poll", { min: 1, max: 3_600_000 });
+  const timeoutMs = parseDuration(o.timeout, "--timeout", { min: 1, max: MAX_TIMEOUT_MS });
+  const clock = clockFromEnv();
+  const http = createHttpSender({ url: target, timeoutMs });
+  const sender = async (job: ClaimedJob) => {
+    try {
+      return await http(job);
+    } finally {
+      failpoint("job.afterSend");
+    }
+  };
+  const once = o.once === true;
+  return withStore(o.db, async (store) => {
+    const worker = new JobWorker(new JobQueue(store, { clock }), {
+      owner,
+      sender,
+      leaseMs,
+      idleMs,
+      // --once is at most one job: one claim of one job.
+      concurrency: once ? 1 : concurrency,
+      beforeRecord: () => failpoint("job.beforeFinish"),
+      // The job stays leased and is recovered after its lease expires; the failure is shown, never hidden.
+      onSendError: (_job, error) => reportError(io, json, error),
+      onError: (error) => reportError(io, json, error),
+      onFinished: (result) => emit(io, json, { status: "finished", ...result }, () => describeResult(result)),
+    });
+    let report: JobWorkerReport;
+    if (once) {
+      report = await worker.drain({ limit: 1 });
+      if (report.claimed === 0) emit(io, json, { status: "idle" }, () => "idle: no job is due");
+    } else if (o.exitWhenIdle === true) {
+      const off = onStopSignal(() => void worker.stop().catch(() => undefined));
+      try {
+        report = await worker.drain();
+      } finally {
+        off();
+      }
+    } else {
+      worker.start();
+      await untilStopSignal();
+      report = await worker.stop();
+    }
+    const failed = report.leftLeased + report.errors > 0;
+    return failed && (once || o.exitWhenIdle === true) ? EXIT.failed : EXIT.ok;
+  });
+}

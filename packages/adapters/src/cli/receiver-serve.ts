@@ -1,0 +1,24 @@
+import { parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
+import { createInventoryReceiver } from "./inventory-receiver.ts";
+import type { CliContext } from "./output.ts";
+
+/** The options of `verq receiver serve`. */
+export interface ReceiverServeOptions {
+  readonly db: string;
+  readonly port: string;
+  readonly host: string;
+}
+
+/** `verq receiver serve`: the idempotent receiver as a process; loaded by ./receiver-commands.ts when it runs. */
+export const serve = (context: CliContext, o: ReceiverServeOptions): Promise<void> =>
+  runCommand(context, {}, () => {
+    // Checked before the database is opened: a bad port creates nothing.
+    const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
+    return withStore(o.db, async (store) => {
+      const app = await createInventoryReceiver({ store });
+      const address = await app.listen({ port, host: o.host });
+      context.io.out(`receiver listening on ${address}`);
+      await untilStopSignal();
+      await app.close();
+    });
+  });

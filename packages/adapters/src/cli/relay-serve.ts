@@ -1,0 +1,68 @@
+import { VerqError } from "@verq/core";
+import { GuidLedger } from "@verq/store";
+import { createHttpCoreClient } from "../relay/http-core-client.ts";
+import { createRelayServer } from "../relay/relay-server.ts";
+import { RelayService } from "../relay/relay-service.ts";
+import { clockFromEnv } from "./clock-from-env.ts";
+import { parseDuration, parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
+import { emit, reportError, type CliContext } from "./output.ts";
+import { list } from "./relay-actions.ts";
+import type { CoreOptions } from "./relay-core-actions.ts";
+
+/** The options of `verq relay serve`. */
+export interface ServeOptions extends CoreOptions {
+  readonly port: string;
+  readonly host: string;
+  readonly recoverAfter: string;
+  readonly maxAttempts: string;
+}
+
+/**
+ * `verq relay serve`: the relay's HTTP server until SIGINT or SIGTERM, sweeping entries left in
+ * flight by a relay that died; loaded by ./relay-commands.ts when it runs.
+ */
+export const serve = (context: CliContext, o: ServeOptions): Promise<void> =>
+  runCommand(context, o, () => {
+    const { io } = context;
+    const json = o.json === true;
+    const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
+    const timeoutMs = parseDuration(o.coreTimeout, "--core-timeout", { min: 1, max: 86_400_000 });
+    const recoverAfterMs = parseDuration(o.recoverAfter, "--recover-after");
+    if (recoverAfterMs <= timeoutMs) {
+      throw new VerqError(
+        "VERQ_INVALID_ARGUMENT",
+        "--recover-after must be longer than --core-timeout, or a live request could be swept",
+      );
+    }
+    const maxAttempts = parseWholeNumber(o.maxAttempts, "--max-attempts", { min: 1 });
+    const core = createHttpCoreClient({ url: o.core, timeoutMs });
+    return withStore(o.db, async (store) => {
+      const service = new RelayService({ ledger: new GuidLedger(store, { clock: clockFromEnv() }), core, maxAttempts });
+      const sweep = async () => {
+        const swept = await service.recover(recoverAfterMs);
+        if (swept.failed.length + swept.unknown.length > 0) {
+          emit(
+            io,
+            json,
+            { swept },
+            () =>
+              `recovered: FAILED ${swept.failed.length}${list(swept.failed)}, UNKNOWN ${swept.unknown.length}${list(swept.unknown)}`,
+          );
+        }
+      };
+      await sweep();
+      const app = createRelayServer({ relay: service });
+      const address = await app.listen({ port, host: o.host });
+      emit(io, json, { listening: address }, () => `relay listening on ${address}`);
+      const timer = setInterval(
+        () => {
+          sweep().catch((error: unknown) => reportError(io, json, error));
+        },
+        Math.max(1_000, Math.floor(recoverAfterMs / 2)),
+      );
+      timer.unref();
+      await untilStopSignal();
+      clearInterval(timer);
+      await app.close();
+    });
+  });
