@@ -73,20 +73,29 @@ export function guidStream(dialect: StoreDialect): StreamProjection<GuidEntry, G
 }
 
 /**
- * The claim of SPEC G4: commits a creation the guid machine decided from the GUID's blank (NEW
- * → RECEIVED) as one insert-or-nothing of its first event, in the caller's transaction, with
- * its `ledger` row. The affected rows, not a preceding lookup, decide the owner: `true` means
- * this call created the stream; `false` means another writer had, and nothing was written (the
- * caller then decides a repeat against the winner's entry).
+ * The claim of SPEC G4 for several GUIDs at once: commits the creations the guid machine decided
+ * from their blanks (NEW → RECEIVED) as one insert-or-nothing of their first events, in the
+ * caller's transaction, with their `ledger` rows. The affected rows, not a preceding lookup,
+ * decide each owner: `true` means this call created that stream; `false` means another writer
+ * had, and nothing was written for it (the caller then decides a repeat against the winner's
+ * entry). The GUIDs must be distinct: two claims of one GUID go in two transactions, so that
+ * the second meets the first's committed row.
  */
-export async function commitGuidCreation(
+export async function commitGuidCreations(
   trx: Kysely<VerqDatabase>,
   dialect: StoreDialect,
-  creation: GuidChange,
-): Promise<boolean> {
-  if (creation.before.version !== 0) throw new VerqError("VERQ_UNEXPECTED", `guid ${creation.after.guid} is not a creation`);
-  const written = await commitChanges(trx, dialect, guidStream(dialect), [creation], { creations: "skip" });
-  return written.length === 1;
+  creations: readonly GuidChange[],
+): Promise<boolean[]> {
+  const guids = new Set<string>();
+  for (const creation of creations) {
+    const guid = creation.after.guid;
+    if (creation.before.version !== 0) throw new VerqError("VERQ_UNEXPECTED", `guid ${guid} is not a creation`);
+    if (guids.has(guid)) throw new VerqError("VERQ_UNEXPECTED", `guid ${guid} is claimed twice in one transaction`);
+    guids.add(guid);
+  }
+  const written = await commitChanges(trx, dialect, guidStream(dialect), creations, { creations: "skip" });
+  const won = new Set(written.map((change) => change.after.guid));
+  return creations.map((creation) => won.has(creation.after.guid));
 }
 
 /** A stream's entry once it has events: never the blank. */
