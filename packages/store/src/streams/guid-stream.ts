@@ -12,7 +12,8 @@ import { commitChanges, type StreamChange, type StreamProjection } from "../comm
 import type { StoreDialect } from "../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../schema.ts";
 import { appendLedgerAudit } from "../sql/ledger/appendLedgerAudit.ts";
-import { entryToRow, mutableLedgerColumns, rowToEntry } from "../sql/ledger/ledgerRow.ts";
+import { executeTemplate } from "../sql/queryTemplate.ts";
+import { entryToRow, rowToEntry, type LedgerRow } from "../sql/ledger/ledgerRow.ts";
 import { ledgerDb } from "../sql/ledger/ledgerTables.ts";
 import { purgeGuidStreams } from "../sql/ledger/purgeGuidStreams.ts";
 
@@ -38,11 +39,21 @@ export function guidStream(dialect: StoreDialect): StreamProjection<GuidEntry, G
     async load(trx, ids) {
       const found = new Map<string, GuidEntry>();
       if (ids.length === 0) return found;
-      const rows = await ledgerDb(trx)
-        .selectFrom("ledger")
-        .selectAll()
-        .where("guid", "in", [...ids])
-        .execute();
+      const { rows } = await executeTemplate<LedgerRow>(
+        trx,
+        dialect,
+        `ledger.select-${ids.length}`,
+        (param) =>
+          ledgerDb(trx)
+            .selectFrom("ledger")
+            .selectAll()
+            .where(
+              "guid",
+              "in",
+              ids.map((_, i) => param<string>(`g${i}`)),
+            ),
+        Object.fromEntries(ids.map((id, i) => [`g${i}`, id])),
+      );
       for (const row of rows) found.set(row.guid, rowToEntry(row));
       return found;
     },
@@ -50,7 +61,7 @@ export function guidStream(dialect: StoreDialect): StreamProjection<GuidEntry, G
       const purges: { readonly before: LedgerEntry; readonly purged: GuidPurged }[] = [];
       for (const { before, after, events } of changes) {
         const purged = events.find((e): e is GuidPurged => e.type === "guid.purged");
-        if (purged === undefined) await writeLedgerRow(trx, before, stored(after));
+        if (purged === undefined) await writeLedgerRow(trx, dialect, before, stored(after));
         else purges.push({ before: stored(before), purged });
       }
       if (purges.length === 0) return;
@@ -104,16 +115,45 @@ export function stored(entry: GuidEntry): LedgerEntry {
   return entry;
 }
 
-async function writeLedgerRow(trx: Kysely<VerqDatabase>, before: GuidEntry, after: LedgerEntry): Promise<void> {
+/** The `ledger` row of one change: inserted for a creation, else rewritten only while still at the version decided on. */
+async function writeLedgerRow(
+  trx: Kysely<VerqDatabase>,
+  dialect: StoreDialect,
+  before: GuidEntry,
+  after: LedgerEntry,
+): Promise<void> {
+  const row = entryToRow(after);
   if (before.version === 0) {
-    await ledgerDb(trx).insertInto("ledger").values(entryToRow(after)).execute();
+    await executeTemplate(
+      trx,
+      dialect,
+      "ledger.insert",
+      (param) =>
+        ledgerDb(trx)
+          .insertInto("ledger")
+          .values(Object.fromEntries(Object.keys(row).map((column) => [column, param(column)])) as LedgerRow),
+      row,
+    );
     return;
   }
-  const result = await ledgerDb(trx)
-    .updateTable("ledger")
-    .set(mutableLedgerColumns(after))
-    .where("guid", "=", before.guid)
-    .where("version", "=", before.version)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) throw new VersionConflict(GUID_STREAM, before.guid, before.version);
+  const result = await executeTemplate(
+    trx,
+    dialect,
+    "ledger.update",
+    (param) =>
+      ledgerDb(trx)
+        .updateTable("ledger")
+        .set({
+          state: param<string>("state"),
+          code: param<string>("code"),
+          response: param<string | null>("response"),
+          attempts: param<number>("attempts"),
+          updated_at: param<number>("updated_at"),
+          version: param<number>("version"),
+        })
+        .where("guid", "=", param<string>("guid"))
+        .where("version", "=", param<number>("before_version")),
+    { ...row, before_version: before.version },
+  );
+  if (Number(result.numAffectedRows ?? 0) !== 1) throw new VersionConflict(GUID_STREAM, before.guid, before.version);
 }
