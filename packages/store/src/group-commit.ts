@@ -20,10 +20,11 @@ export interface GroupCommitOptions<I> {
 /**
  * Group commit: items submitted while a batch is running wait, and all of them go into the next
  * batch, so concurrent callers share one transaction instead of queueing for the write lock one
- * by one. When nothing is running, the first item starts a batch in the event loop's next check
- * phase (`setImmediate`, no timer), with every item submitted until then: the requests that were
- * ready together. `run` gets the items in submission order and returns one result per item, each
- * decided as if the item were alone.
+ * by one. An item that finds nothing running starts a batch at once if no batch started in this
+ * turn of the event loop (one caller at a time pays nothing for the grouping); otherwise its batch
+ * starts in this turn's check phase (`setImmediate`, no timer), with every item submitted until
+ * then: the requests that were ready together. `run` gets the items in submission order and
+ * returns one result per item, each decided as if the item were alone.
  *
  * A batch that throws wrote nothing (it is one transaction), and one bad item must not fail the
  * others: each of its items then runs again alone and gets its own result or its own error.
@@ -35,6 +36,8 @@ export class GroupCommit<I, R> {
   readonly #keyOf: ((item: I) => string) | undefined;
   #waiting: Waiter<I, R>[] = [];
   #running = false;
+  /** A batch started in this turn of the event loop: a later submission in it waits for the check phase. */
+  #startedThisTurn = false;
 
   constructor(run: (items: readonly I[]) => Promise<readonly R[]>, options: GroupCommitOptions<I> = {}) {
     this.#run = run;
@@ -48,16 +51,24 @@ export class GroupCommit<I, R> {
       this.#waiting.push({ item, resolve, reject });
       if (this.#running) return;
       this.#running = true;
-      // The first batch starts once the event loop has handed over every request that is ready
-      // now: with a synchronous driver (SQLite) a transaction never yields to the event loop,
-      // so requests could not arrive while it runs.
-      setImmediate(() => void this.#drain());
+      // Alone in this turn of the event loop: start now. Otherwise wait for the turn's check
+      // phase, by which time every request that was ready together has been handed over: with a
+      // synchronous driver (SQLite) a transaction never yields to the event loop, so nothing
+      // could arrive while one runs.
+      if (this.#startedThisTurn) setImmediate(() => void this.#drain());
+      else void this.#drain();
     });
   }
 
   async #drain(): Promise<void> {
     try {
-      while (this.#waiting.length > 0) await this.#settle(this.#take());
+      while (this.#waiting.length > 0) {
+        if (!this.#startedThisTurn) {
+          this.#startedThisTurn = true;
+          setImmediate(() => (this.#startedThisTurn = false));
+        }
+        await this.#settle(this.#take());
+      }
     } finally {
       this.#running = false;
     }

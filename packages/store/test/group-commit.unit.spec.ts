@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GroupCommit } from "../src/group-commit.ts";
 
-/** One turn of the event loop: a batch that was due has started. */
+/** One turn of the event loop later. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A run that records each batch it is given and answers each item with `item * 10`; a batch with `bad` in it throws. */
@@ -19,28 +19,40 @@ function recordingRun(bad: ReadonlySet<number> = new Set()) {
 }
 
 describe("GroupCommit: items that arrive while a batch runs share the next one", () => {
-  it("items submitted together form one batch; the ones submitted while it runs go together into the next, each with its own result", async () => {
+  it("an item alone starts its batch at once; the ones submitted while it runs go together into the next, each with its own result", async () => {
     const r = recordingRun();
     const group = new GroupCommit(r.run);
-    const first = [1, 2].map((item) => group.submit(item));
-    expect(r.batches).toEqual([]);
-    await nextTurn();
-    expect(r.batches).toEqual([[1, 2]]);
-    const rest = [3, 4, 5].map((item) => group.submit(item));
+    const first = group.submit(1);
+    expect(r.batches).toEqual([[1]]);
+    const rest = [2, 3, 4, 5].map((item) => group.submit(item));
     r.release();
-    expect(await Promise.all(first)).toEqual([10, 20]);
-    expect(await Promise.all(rest)).toEqual([30, 40, 50]);
-    expect(r.batches).toEqual([
-      [1, 2],
-      [3, 4, 5],
-    ]);
+    expect(await first).toBe(10);
+    expect(await Promise.all(rest)).toEqual([20, 30, 40, 50]);
+    expect(r.batches).toEqual([[1], [2, 3, 4, 5]]);
+  });
+
+  it("after a batch in this turn of the event loop, the next items wait for the turn's check phase and go together", async () => {
+    const batches: number[][] = [];
+    const group = new GroupCommit((items: readonly number[]) => {
+      batches.push([...items]);
+      return Promise.resolve(items.map((item) => item * 10));
+    });
+    expect(await group.submit(1)).toBe(10);
+    const later = [2, 3].map((item) => group.submit(item));
+    expect(batches).toEqual([[1]]);
+    expect(await Promise.all(later)).toEqual([20, 30]);
+    expect(batches).toEqual([[1], [2, 3]]);
+    await nextTurn();
+    // A new turn, nothing started in it yet: at once again.
+    const alone = group.submit(4);
+    expect(batches).toEqual([[1], [2, 3], [4]]);
+    expect(await alone).toBe(40);
   });
 
   it("a batch that throws: each of its items runs again alone, and only the bad one fails", async () => {
     const r = recordingRun(new Set([3]));
     const group = new GroupCommit(r.run);
     const first = group.submit(1);
-    await nextTurn();
     const rest = [2, 3, 4].map((item) => group.submit(item));
     r.release();
     expect(await first).toBe(10);
@@ -56,13 +68,9 @@ describe("GroupCommit: items that arrive while a batch runs share the next one",
     const r = recordingRun();
     const group = new GroupCommit(r.run, { keyOf: (item) => String(item % 10), maxBatch: 3 });
     const all = [1, 2, 12, 3, 4, 5].map((item) => group.submit(item));
-    await nextTurn();
     r.release();
     expect(await Promise.all(all)).toEqual([10, 20, 120, 30, 40, 50]);
-    expect(r.batches).toEqual([
-      [1, 2, 3],
-      [12, 4, 5],
-    ]);
+    expect(r.batches).toEqual([[1], [2, 3, 4], [12, 5]]);
   });
 
   it("a run that returns the wrong number of results fails every item of the batch, and runs nothing again", async () => {
