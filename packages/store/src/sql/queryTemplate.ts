@@ -30,7 +30,7 @@ export async function executeTemplate<R>(
   values: Readonly<Record<string, unknown>>,
 ): Promise<QueryResult<R>> {
   let byShape = templates.get(dialect);
-  if (byShape === undefined) templates.set(dialect, (byShape = new Map()));
+  if (byShape === undefined) templates.set(dialect, (byShape = new Map<string, Template>()));
   let template = byShape.get(shape);
   if (template === undefined) {
     const compiled = build(<T>(name: string) => `${MARK}${name}` as unknown as T).compile();
