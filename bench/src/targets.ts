@@ -86,6 +86,21 @@ export function checkTargets(rows: readonly Row[]): string[] {
       ),
     );
   }
+  const direct = best(find(rows, "4a", (s) => s === "direct to the core", rate));
+  out.push(
+    ratioTarget(
+      "relay, new GUIDs at 16 in flight, vs direct to the core",
+      best(find(rows, "4a", (s) => s === "verq (new GUIDs)", rate)),
+      direct,
+      0.5,
+    ),
+    ratioTarget(
+      "relay, replays at 16 in flight, vs direct to the core",
+      best(find(rows, "4a", (s) => s === "verq (replays)", rate)),
+      direct,
+      0.8,
+    ),
+  );
   const added = find(rows, "4", isVerq, (f) => f === "added p50 ms")[0];
   out.push(
     added === undefined

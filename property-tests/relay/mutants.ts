@@ -11,7 +11,7 @@ import {
   type GuidRefusal,
 } from "@verq/core";
 import type { RelayService } from "@verq/adapters";
-import { commitGuidCreation, selectGuidEntry, type GuidClaimer } from "@verq/store/internal";
+import { commitGuidCreations, type GuidClaimer } from "@verq/store/internal";
 import type { RelayVariant } from "./relay-world.ts";
 
 /**
@@ -35,15 +35,15 @@ function machineAccepting(
 }
 
 /**
- * Claim by lookup, then insert: "it is not there, so it is mine". The creation is still the one
- * the machine decided and its commit still an insert-or-nothing, but whether it inserted is
+ * Claim by lookup, then insert: "it is not there, so it is mine". The ledger claims only GUIDs
+ * its read found no entry for; this claim trusts that read. The creations are still the ones
+ * the machine decided and their commit still an insert-or-nothing, but whether each inserted is
  * ignored.
  */
-const lookupThenInsert: GuidClaimer = async (store, creation) => {
-  if ((await selectGuidEntry(store.db, creation.after.guid)) !== null) return false;
-  // The affected rows that should decide the owner, ignored.
-  await store.transaction((trx) => commitGuidCreation(trx, store.dialect, creation));
-  return true;
+const lookupThenInsert: GuidClaimer = async (store, creations) => {
+  // The affected rows that should decide the owners, ignored.
+  await store.transaction((trx) => commitGuidCreations(trx, store.dialect, creations));
+  return creations.map(() => true);
 };
 
 /**

@@ -246,7 +246,7 @@ export function relayScenarios(): Scenario[] {
     {
       group: GROUP,
       system: "verq (new GUIDs)",
-      settings: `client → relay (Fastify; claim, send, record: 3 SQLite transactions, WAL, synchronous=NORMAL) → no-op core; ${common}`,
+      settings: `client → relay (Fastify; a read, then claim, SENT and record: 3 SQLite write transactions, each shared by the requests that reach it together (group commit), WAL, synchronous=NORMAL) → no-op core; ${common}`,
       run: (size) =>
         measured(size, async (r) => {
           const relayed = await load(r.agent, r.relayPort, guidsFor("r", size.requests), relayedNew);
@@ -280,7 +280,7 @@ export function relayScenarios(): Scenario[] {
     {
       group: GROUP,
       system: "verq (replays)",
-      settings: `replay of a stored answer: the same GUIDs again, each DONE, answered from the ledger (a refused insert-or-nothing claim, then a read: two BEGIN IMMEDIATE transactions, nothing written), the core not called; ${common}`,
+      settings: `replay of a stored answer: the same GUIDs again, each DONE, answered from the ledger (one read, no write transaction: the guid machine refuses the repeat against the entry as read), the core not called; ${common}`,
       run: (size) =>
         measured(size, async (r) => {
           const guids = guidsFor("r", size.requests);

@@ -21,18 +21,19 @@ import {
   type LedgerEntry,
 } from "@verq/core";
 import type { Kysely } from "kysely";
-import { commitChanges, handle, type StreamProjection } from "./command-path.ts";
+import { commitChanges, handleMany, type StreamProjection } from "./command-path.ts";
+import { GroupCommit } from "./group-commit.ts";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
 import { seamsOf, type GuidClaimer, type GuidLedgerSeams } from "./seams.ts";
-import { commitGuidCreation, guidStream, stored, type GuidChange } from "./streams/guid-stream.ts";
+import { commitGuidCreations, guidStream, stored, type GuidChange } from "./streams/guid-stream.ts";
 import { readLedgerAudit } from "./sql/ledger/readLedgerAudit.ts";
 import { selectLedgerStats, type LedgerStats } from "./sql/ledger/selectLedgerStats.ts";
 import { readStream } from "./sql/events/readStream.ts";
 import type { StoredEvent } from "./sql/events/storedEvent.ts";
 import { rebuildGuidLedger } from "./sql/ledger/rebuildGuidLedger.ts";
 import { selectGuidEntriesByState, selectGuidEntriesOldestFirst, type LedgerCursor } from "./sql/ledger/selectGuidEntries.ts";
-import { selectGuidEntry } from "./sql/ledger/selectGuidEntry.ts";
+import { lookupGuidEntry, selectGuidEntry } from "./sql/ledger/selectGuidEntry.ts";
 
 /** A channel request to claim: its GUID, its exact text and its fingerprint. */
 export interface ClaimInput {
@@ -41,9 +42,18 @@ export interface ClaimInput {
   readonly fingerprint: string;
 }
 
-/** The claim of SPEC G4: one transaction, one insert-or-nothing of the GUID stream's first event. */
-const claimByInsert: GuidClaimer = (store, creation) =>
-  store.transaction((trx) => commitGuidCreation(trx, store.dialect, creation));
+/** The claim of SPEC G4: one transaction, one insert-or-nothing of each GUID stream's first event. */
+const claimByInsert: GuidClaimer = (store, creations) =>
+  store.transaction((trx) => commitGuidCreations(trx, store.dialect, creations));
+
+/** One change of an existing entry waiting for its batch: the GUID and its command, built at the decision's time. */
+interface ChangeRequest {
+  readonly guid: string;
+  readonly command: (now: number) => GuidCommand;
+}
+
+/** What a batched change gave one request; `missing` when the ledger has no entry for the GUID. */
+type ChangeOutcome = LedgerChange | { readonly accepted: "missing" };
 
 /** Settings of a ledger. */
 export interface GuidLedgerOptions {
@@ -107,8 +117,11 @@ export class GuidLedger {
   readonly #store: VerqStore;
   readonly #clock: Clock;
   readonly #decide: GuidDecider;
-  readonly #claim: GuidClaimer;
   readonly #stream: StreamProjection<GuidEntry, GuidEvent>;
+  /** Claims that arrive together share one transaction (one per GUID in each). */
+  readonly #claims: GroupCommit<GuidChange, boolean>;
+  /** Changes of existing entries (SENT, recorded outcomes, operations) that arrive together share one transaction. */
+  readonly #changes: GroupCommit<ChangeRequest, ChangeOutcome>;
 
   constructor(store: VerqStore, options: GuidLedgerOptions = {}) {
     this.#store = store;
@@ -116,36 +129,51 @@ export class GuidLedger {
     this.#clock = options.clock ?? systemClock;
     const seams = seamsOf<GuidLedgerSeams>(options);
     this.#decide = seams.decider ?? decideGuid;
-    this.#claim = seams.claimer ?? claimByInsert;
+    const claim = seams.claimer ?? claimByInsert;
+    this.#claims = new GroupCommit((creations) => claim(store, creations), { keyOf: (creation) => creation.after.guid });
+    this.#changes = new GroupCommit((requests) => store.transaction((trx) => this.#changeMany(trx, requests)));
   }
 
   /**
    * Takes a channel request (SPEC G3, G4). The guid machine decides the GUID's creation from its
-   * blank (NEW → RECEIVED; an invalid GUID is refused: `VERQ_INVALID_GUID`), and the claim
-   * commits it as one insert-or-nothing: the caller that inserted owns it (`claimed`). A caller
-   * that lost decides a repeat against the winner's entry: a FAILED entry below `maxAttempts`
-   * is sent again (`resend`); anything else is a `repeat`, answered from the entry, and the same
-   * GUID with another fingerprint is refused (`payload-mismatch`).
+   * blank (NEW → RECEIVED; an invalid GUID is refused: `VERQ_INVALID_GUID`). A repeat is a read:
+   * when the GUID has an entry and the machine refuses the repeat against it (a replay of DONE,
+   * in progress, unknown, attempts exhausted, another payload), the entry as read answers it and
+   * nothing is written. Only when the read finds no entry is the GUID claimed, and then by one
+   * insert-or-nothing, whatever the read said (claims that arrive together share a transaction):
+   * the caller that inserted owns it (`claimed`). A caller that lost, and a repeat the machine
+   * accepts (a FAILED entry below `maxAttempts`, sent again: `resend`), decide the repeat again in
+   * a write transaction against the entry as it is then; the same GUID with another fingerprint
+   * is refused (`payload-mismatch`).
    */
   async receive(input: ClaimInput & { readonly maxAttempts: number }): Promise<ReceiveResult> {
     const maxAttempts = checkMaxAttempts(input.maxAttempts);
     const { guid, request, fingerprint } = input;
+    const blank = newGuidEntry(guid);
+    const creation = this.#decide(blank, guidCommands.receive({ guid, request, fingerprint, now: this.#clock.now() }));
+    if (!creation.accepted) throw receiptRefused(guid, creation.refusal);
+    const repeat = (now: number) => guidCommands.repeat({ fingerprint, maxAttempts, now });
+    // A read, not a write transaction: refused repeats change nothing, so the entry as read answers them.
+    let existing = await lookupGuidEntry(this.#store.db, this.#store.dialect, guid);
+    if (existing !== null) {
+      const decision = this.#decide(existing, repeat(this.#clock.now()));
+      if (!decision.accepted) return { kind: "repeat", entry: existing, refusal: decision.refusal };
+    }
     // Two rounds at most: a GUID purged between the claim and the repeat is claimed again.
     for (let round = 0; ; round++) {
-      const blank = newGuidEntry(guid);
-      const creation = this.#decide(blank, guidCommands.receive({ guid, request, fingerprint, now: this.#clock.now() }));
-      if (!creation.accepted) throw receiptRefused(guid, creation.refusal);
-      const change: GuidChange = { before: blank, after: creation.after, events: creation.events };
-      if (await this.#claim(this.#store, change)) return { kind: "claimed", entry: creation.after };
+      if (existing === null) {
+        const change: GuidChange = { before: blank, after: creation.after, events: creation.events };
+        if (await this.#claims.submit(change)) return { kind: "claimed", entry: creation.after };
+      }
       const result = await this.#store.transaction(async (trx): Promise<ReceiveResult | null> => {
-        const repeat = guidCommands.repeat({ fingerprint, maxAttempts, now: this.#clock.now() });
-        const { before, decision } = await this.#handle(trx, guid, repeat);
-        if (decision.accepted) return { kind: "resend", entry: decision.after };
-        if (decision.refusal === "unknown-guid") return null;
-        return { kind: "repeat", entry: stored(before), refusal: decision.refusal };
+        const [outcome] = await this.#changeMany(trx, [{ guid, command: repeat }]);
+        if (outcome === undefined || outcome.accepted === "missing") return null;
+        if (outcome.accepted) return { kind: "resend", entry: outcome.entry };
+        return { kind: "repeat", entry: outcome.entry, refusal: outcome.refusal };
       });
       if (result !== null) return result;
       if (round >= 1) throw new VerqError("VERQ_UNEXPECTED", `guid ${guid} vanished twice while being claimed`);
+      existing = null;
     }
   }
 
@@ -292,34 +320,43 @@ export class GuidLedger {
     return this.#store.transaction((trx) => rebuildGuidLedger(trx));
   }
 
+  /**
+   * One change of `guid`'s existing entry, decided by the guid machine on the command path in
+   * the next group-commit batch: changes that arrive together share one transaction, each
+   * decided exactly as if it were alone, in arrival order.
+   */
   async #change(guid: string, command: (now: number) => GuidCommand): Promise<LedgerChange>;
   async #change(guid: string, command: (now: number) => GuidCommand, missingIsNull: true): Promise<LedgerChange | null>;
   async #change(guid: string, command: (now: number) => GuidCommand, missingIsNull = false): Promise<LedgerChange | null> {
     checkGuid(guid);
-    return this.#store.transaction(async (trx) => {
-      const { before, decision } = await this.#handle(trx, guid, command(this.#clock.now()));
-      if (decision.accepted) return { accepted: true, entry: decision.after };
-      if (decision.refusal === "unknown-guid") {
-        if (missingIsNull) return null;
-        throw unknownGuid(guid);
-      }
-      return { accepted: false, refusal: decision.refusal, entry: stored(before) };
-    });
+    const outcome = await this.#changes.submit({ guid, command });
+    if (outcome.accepted !== "missing") return outcome;
+    if (missingIsNull) return null;
+    throw unknownGuid(guid);
   }
 
   /**
-   * The one command path for `guid`: load its entry, decide `command` through the machine (from
-   * the GUID's blank if it has no events), append and project. Returns the decision and the
-   * entry it was decided from, which a refusal answers with.
+   * The one command path for a batch of changes, in the caller's transaction: load the entries,
+   * decide each command through the machine in order (from the GUID's blank if it has no
+   * events, where the machine refuses it as `unknown-guid`), append and project. Each outcome
+   * carries the entry it was decided from, which a refusal answers with.
    */
-  async #handle(trx: Kysely<VerqDatabase>, guid: string, command: GuidCommand) {
-    let before: GuidEntry = newGuidEntry(guid);
+  async #changeMany(trx: Kysely<VerqDatabase>, requests: readonly ChangeRequest[]): Promise<ChangeOutcome[]> {
+    const now = this.#clock.now();
+    const befores: GuidEntry[] = [];
     const decide: GuidDecider = (entry, ...commands) => {
-      before = entry;
+      befores.push(entry);
       return this.#decide(entry, ...commands);
     };
-    const decision = await handle(trx, this.#store.dialect, this.#stream, decide, guid, newGuidEntry, command);
-    return { before, decision };
+    const items = requests.map((r) => ({ id: r.guid, commands: [r.command(now)] }));
+    const decisions = await handleMany(trx, this.#store.dialect, this.#stream, decide, items, newGuidEntry);
+    return decisions.map((decision, i): ChangeOutcome => {
+      if (decision.accepted) return { accepted: true, entry: decision.after };
+      if (decision.refusal === "unknown-guid") return { accepted: "missing" };
+      const before = befores[i];
+      if (before === undefined) throw new Error("a refused change has no entry it was decided from");
+      return { accepted: false, refusal: decision.refusal, entry: stored(before) };
+    });
   }
 }
 

@@ -9,6 +9,6 @@
  */
 
 export { withGuidSeams, withJobDecider, withMessageDecider, type GuidClaimer, type GuidLedgerSeams } from "./seams.ts";
-export { commitGuidCreation, guidStream, type GuidChange } from "./streams/guid-stream.ts";
+export { commitGuidCreations, guidStream, type GuidChange } from "./streams/guid-stream.ts";
 export { selectGuidEntry } from "./sql/ledger/selectGuidEntry.ts";
 export { selectGuidEntriesByState, selectGuidEntriesOldestFirst, type LedgerCursor } from "./sql/ledger/selectGuidEntries.ts";

@@ -13,13 +13,14 @@ import type { VerqStore } from "./store.ts";
 const INTERNALS = Symbol.for("verq.internals");
 
 /**
- * How a claim decides the owner of a new GUID: commits `creation` (what the guid machine decided
- * from the GUID's blank: NEW → RECEIVED) and returns `true` when this call owns the GUID, `false`
- * when another call had created it. The ledger's own is one transaction with one
- * insert-or-nothing (`commitGuidCreation`, SPEC G4); the relay mutants pass a lookup-then-insert
- * to prove the suite catches it.
+ * How a claim decides the owners of new GUIDs: commits `creations` (what the guid machine decided
+ * from each GUID's blank: NEW → RECEIVED; one per GUID) and returns, for each, `true` when this
+ * call owns the GUID, `false` when another call had created it. The ledger's own is one
+ * transaction with one insert-or-nothing for all of them (`commitGuidCreations`, SPEC G4), run
+ * for the claims that arrived together (group commit) and only after a read found no entry; the
+ * relay mutants pass one that trusts that read (lookup-then-insert) to prove the suite catches it.
  */
-export type GuidClaimer = (store: VerqStore, creation: GuidChange) => Promise<boolean>;
+export type GuidClaimer = (store: VerqStore, creations: readonly GuidChange[]) => Promise<readonly boolean[]>;
 
 /** The parts of a `JobQueue` a mutation test may replace. */
 export interface JobQueueSeams {

@@ -1,7 +1,7 @@
 import { decideGuid, decideJob, decideMessage, type GuidDecider, type JobDecider, type MessageDecider } from "@verq/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileLedger, GuidLedger, JobQueue, type VerqStore } from "../src/index.ts";
-import { commitGuidCreation, withGuidSeams, withJobDecider, withMessageDecider, type GuidClaimer } from "../src/internal.ts";
+import { commitGuidCreations, withGuidSeams, withJobDecider, withMessageDecider, type GuidClaimer } from "../src/internal.ts";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
 
 for (const engine of ENGINES) {
@@ -41,17 +41,17 @@ for (const engine of ENGINES) {
 
       it("withGuidSeams: the ledger claims with the claimer and decides with the decider given", async () => {
         const used: string[] = [];
-        const claimer: GuidClaimer = (s, creation) => {
-          used.push(`claim ${creation.after.guid}`);
-          return s.transaction((trx) => commitGuidCreation(trx, s.dialect, creation));
+        const claimer: GuidClaimer = (s, creations) => {
+          used.push(`claim ${creations.map((c) => c.after.guid).join(" ")}`);
+          return s.transaction((trx) => commitGuidCreations(trx, s.dialect, creations));
         };
         const decider: GuidDecider = (entry, command) => (used.push(`decide ${command.type}`), decideGuid(entry, command));
         const ledger = new GuidLedger(store, withGuidSeams({}, { claimer, decider }));
         const input = { guid: "G-1", request: "{}", fingerprint: "f", maxAttempts: 3 };
         expect(await ledger.receive(input)).toMatchObject({ kind: "claimed" });
         expect(await ledger.receive(input)).toMatchObject({ kind: "repeat" });
-        // The creation is decided first and then claimed; the loser decides a repeat against the winner's entry.
-        expect(used).toEqual(["decide guid.receive", "claim G-1", "decide guid.receive", "claim G-1", "decide guid.repeat"]);
+        // The creation is decided first and then claimed; a repeat is decided against the entry as read, and claims nothing.
+        expect(used).toEqual(["decide guid.receive", "claim G-1", "decide guid.receive", "decide guid.repeat"]);
       });
 
       it("withMessageDecider: the file ledger decides with the decider given", async () => {

@@ -16,3 +16,4 @@ export {
   type Engine,
   type TestDatabase,
 } from "./engines/test-database.ts";
+export { holdWriteLock } from "./engines/hold-write-lock.ts";

@@ -1,5 +1,5 @@
 import { VerqError, type CoreCallResult, type CoreInquiryResult } from "@verq/core";
-import { Agent, request } from "undici";
+import { Pool } from "undici";
 import type { CoreClient } from "./core-client.ts";
 
 /** Where and how the relay reaches the core over HTTP. */
@@ -35,24 +35,35 @@ const NOT_SENT_CODES = new Set([
  * `maxAnswerBytes`, is returned with `body: null` (not a valid answer → UNKNOWN).
  */
 export function createHttpCoreClient(options: HttpCoreClientOptions): CoreClient {
-  const base = parseBase(options.url);
+  const { origin, path } = parseBase(options.url);
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxAnswerBytes = options.maxAnswerBytes ?? 1_048_576;
 
-  // undici's own `request` (the HTTP client behind `fetch`, with the same connection pool and
-  // error codes) without fetch's WHATWG streams: about 1 ms less per call on 127.0.0.1.
-  const dispatcher = new Agent({ connections: 64 });
+  // One keep-alive pool for the core's one origin, called with undici's own `request` (the HTTP
+  // client behind `fetch`, with the same error codes) without fetch's WHATWG streams and without
+  // an Agent's per-call lookup of the origin's pool. The overall timeout is one timer and one
+  // AbortController per call: `AbortSignal.timeout` cost up to a few hundred µs a call here.
+  const pool = new Pool(origin, { connections: 64 });
   const call = async (url: string, method: "GET" | "POST", body?: string): Promise<{ status: number; body: string | null }> => {
     const headers = body === undefined ? {} : { "content-type": "application/json" };
-    const response = await request(url, { method, headers, body, dispatcher, signal: AbortSignal.timeout(timeoutMs) });
-    const bytes = new Uint8Array(await response.body.arrayBuffer());
-    return { status: response.statusCode, body: bytes.byteLength > maxAnswerBytes ? null : decodeUtf8(bytes) };
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
+      timeoutMs,
+    );
+    try {
+      const response = await pool.request({ path: url, method, headers, body, signal: controller.signal });
+      const bytes = new Uint8Array(await response.body.arrayBuffer());
+      return { status: response.statusCode, body: bytes.byteLength > maxAnswerBytes ? null : decodeUtf8(bytes) };
+    } finally {
+      clearTimeout(timer);
+    }
   };
 
   return {
     async transfer(_guid: string, request: string): Promise<CoreCallResult> {
       try {
-        const answer = await call(`${base}/transfer`, "POST", request);
+        const answer = await call(`${path}/transfer`, "POST", request);
         return { kind: "answered", ...answer };
       } catch (error) {
         const code = networkCode(error);
@@ -61,7 +72,7 @@ export function createHttpCoreClient(options: HttpCoreClientOptions): CoreClient
     },
     async inquire(guid: string): Promise<CoreInquiryResult> {
       try {
-        return { kind: "answered", ...(await call(`${base}/transfer/${encodeURIComponent(guid)}`, "GET")) };
+        return { kind: "answered", ...(await call(`${path}/transfer/${encodeURIComponent(guid)}`, "GET")) };
       } catch (error) {
         return { kind: "failed", reason: networkCode(error) };
       }
@@ -69,7 +80,8 @@ export function createHttpCoreClient(options: HttpCoreClientOptions): CoreClient
   };
 }
 
-function parseBase(url: string): string {
+/** The core's origin, for the pool, and the path its routes hang under (`/transfer` is appended; no trailing slash). */
+function parseBase(url: string): { origin: string; path: string } {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -82,7 +94,7 @@ function parseBase(url: string): string {
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new VerqError("VERQ_INVALID_ARGUMENT", "the core URL must start with http:// or https://");
   }
-  return parsed.href.replace(/\/+$/, "");
+  return { origin: parsed.origin, path: parsed.pathname.replace(/\/+$/, "") };
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

@@ -12,7 +12,8 @@ import { commitChanges, type StreamChange, type StreamProjection } from "../comm
 import type { StoreDialect } from "../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../schema.ts";
 import { appendLedgerAudit } from "../sql/ledger/appendLedgerAudit.ts";
-import { entryToRow, mutableLedgerColumns, rowToEntry } from "../sql/ledger/ledgerRow.ts";
+import { executeTemplate } from "../sql/queryTemplate.ts";
+import { entryToRow, rowToEntry, type LedgerRow } from "../sql/ledger/ledgerRow.ts";
 import { ledgerDb } from "../sql/ledger/ledgerTables.ts";
 import { purgeGuidStreams } from "../sql/ledger/purgeGuidStreams.ts";
 
@@ -38,11 +39,21 @@ export function guidStream(dialect: StoreDialect): StreamProjection<GuidEntry, G
     async load(trx, ids) {
       const found = new Map<string, GuidEntry>();
       if (ids.length === 0) return found;
-      const rows = await ledgerDb(trx)
-        .selectFrom("ledger")
-        .selectAll()
-        .where("guid", "in", [...ids])
-        .execute();
+      const { rows } = await executeTemplate<LedgerRow>(
+        trx,
+        dialect,
+        `ledger.select-${ids.length}`,
+        (param) =>
+          ledgerDb(trx)
+            .selectFrom("ledger")
+            .selectAll()
+            .where(
+              "guid",
+              "in",
+              ids.map((_, i) => param<string>(`g${i}`)),
+            ),
+        Object.fromEntries(ids.map((id, i) => [`g${i}`, id])),
+      );
       for (const row of rows) found.set(row.guid, rowToEntry(row));
       return found;
     },
@@ -50,7 +61,7 @@ export function guidStream(dialect: StoreDialect): StreamProjection<GuidEntry, G
       const purges: { readonly before: LedgerEntry; readonly purged: GuidPurged }[] = [];
       for (const { before, after, events } of changes) {
         const purged = events.find((e): e is GuidPurged => e.type === "guid.purged");
-        if (purged === undefined) await writeLedgerRow(trx, before, stored(after));
+        if (purged === undefined) await writeLedgerRow(trx, dialect, before, stored(after));
         else purges.push({ before: stored(before), purged });
       }
       if (purges.length === 0) return;
@@ -75,20 +86,29 @@ export function guidStream(dialect: StoreDialect): StreamProjection<GuidEntry, G
 }
 
 /**
- * The claim of SPEC G4: commits a creation the guid machine decided from the GUID's blank (NEW
- * → RECEIVED) as one insert-or-nothing of its first event, in the caller's transaction, with
- * its `ledger` row. The affected rows, not a preceding lookup, decide the owner: `true` means
- * this call created the stream; `false` means another writer had, and nothing was written (the
- * caller then decides a repeat against the winner's entry).
+ * The claim of SPEC G4 for several GUIDs at once: commits the creations the guid machine decided
+ * from their blanks (NEW → RECEIVED) as one insert-or-nothing of their first events, in the
+ * caller's transaction, with their `ledger` rows. The affected rows, not a preceding lookup,
+ * decide each owner: `true` means this call created that stream; `false` means another writer
+ * had, and nothing was written for it (the caller then decides a repeat against the winner's
+ * entry). The GUIDs must be distinct: two claims of one GUID go in two transactions, so that
+ * the second meets the first's committed row.
  */
-export async function commitGuidCreation(
+export async function commitGuidCreations(
   trx: Kysely<VerqDatabase>,
   dialect: StoreDialect,
-  creation: GuidChange,
-): Promise<boolean> {
-  if (creation.before.version !== 0) throw new VerqError("VERQ_UNEXPECTED", `guid ${creation.after.guid} is not a creation`);
-  const written = await commitChanges(trx, dialect, guidStream(dialect), [creation], { creations: "skip" });
-  return written.length === 1;
+  creations: readonly GuidChange[],
+): Promise<boolean[]> {
+  const guids = new Set<string>();
+  for (const creation of creations) {
+    const guid = creation.after.guid;
+    if (creation.before.version !== 0) throw new VerqError("VERQ_UNEXPECTED", `guid ${guid} is not a creation`);
+    if (guids.has(guid)) throw new VerqError("VERQ_UNEXPECTED", `guid ${guid} is claimed twice in one transaction`);
+    guids.add(guid);
+  }
+  const written = await commitChanges(trx, dialect, guidStream(dialect), creations, { creations: "skip" });
+  const won = new Set(written.map((change) => change.after.guid));
+  return creations.map((creation) => won.has(creation.after.guid));
 }
 
 /** A stream's entry once it has events: never the blank. */
@@ -97,16 +117,45 @@ export function stored(entry: GuidEntry): LedgerEntry {
   return entry;
 }
 
-async function writeLedgerRow(trx: Kysely<VerqDatabase>, before: GuidEntry, after: LedgerEntry): Promise<void> {
+/** The `ledger` row of one change: inserted for a creation, else rewritten only while still at the version decided on. */
+async function writeLedgerRow(
+  trx: Kysely<VerqDatabase>,
+  dialect: StoreDialect,
+  before: GuidEntry,
+  after: LedgerEntry,
+): Promise<void> {
+  const row = entryToRow(after);
   if (before.version === 0) {
-    await ledgerDb(trx).insertInto("ledger").values(entryToRow(after)).execute();
+    await executeTemplate(
+      trx,
+      dialect,
+      "ledger.insert",
+      (param) =>
+        ledgerDb(trx)
+          .insertInto("ledger")
+          .values(Object.fromEntries(Object.keys(row).map((column) => [column, param(column)])) as LedgerRow),
+      row,
+    );
     return;
   }
-  const result = await ledgerDb(trx)
-    .updateTable("ledger")
-    .set(mutableLedgerColumns(after))
-    .where("guid", "=", before.guid)
-    .where("version", "=", before.version)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) throw new VersionConflict(GUID_STREAM, before.guid, before.version);
+  const result = await executeTemplate(
+    trx,
+    dialect,
+    "ledger.update",
+    (param) =>
+      ledgerDb(trx)
+        .updateTable("ledger")
+        .set({
+          state: param<string>("state"),
+          code: param<string>("code"),
+          response: param<string | null>("response"),
+          attempts: param<number>("attempts"),
+          updated_at: param<number>("updated_at"),
+          version: param<number>("version"),
+        })
+        .where("guid", "=", param<string>("guid"))
+        .where("version", "=", param<number>("before_version")),
+    { ...row, before_version: before.version },
+  );
+  if (Number(result.numAffectedRows ?? 0) !== 1) throw new VersionConflict(GUID_STREAM, before.guid, before.version);
 }
