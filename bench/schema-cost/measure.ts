@@ -101,7 +101,9 @@ function run(v: Variant, jobs: number, batch: number): number {
   const ev = db.prepare(
     "insert into events (stream_type, stream_id, version, type, data, at_ms) values ('job', ?, ?, ?, ?, ?) returning position",
   );
-  const insJob = db.prepare(`insert into jobs values (?, ?, 'pending', 0, 0, 5, ?, ?, null, null, null, null, null, 0, ?, ?, ?, 1)`);
+  const insJob = db.prepare(
+    `insert into jobs values (?, ?, 'pending', 0, 0, 5, ?, ?, null, null, null, null, null, 0, ?, ?, ?, 1)`,
+  );
   const sel = db.prepare(
     `select * from jobs j where j.state = 'pending' and j.available_at <= ? order by j.available_at, j.enqueue_position limit ${batch}`,
   );
@@ -116,7 +118,8 @@ function run(v: Variant, jobs: number, batch: number): number {
     const ids = Array.from({ length: batch }, (_, k) => `job-${String(i + k).padStart(9, "0")}`);
     tx(() => {
       for (const id of ids) {
-        const p = (ev.get(id, 1, "job.enqueued", JSON.stringify({ id, payload: { q: i } }), now) as { position: number }).position;
+        const p = (ev.get(id, 1, "job.enqueued", JSON.stringify({ id, payload: { q: i } }), now) as { position: number })
+          .position;
         insJob.run(id, '{"q":1}', now + 1e6, now, now, p, now);
       }
     });
