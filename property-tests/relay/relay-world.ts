@@ -115,7 +115,10 @@ export async function createRelayWorld(
   };
   const open = async () => {
     const base = await database.open();
-    const store = new VerqStore(base.db.withPlugin(scheduledLatency(s)), base.dialect, base.path, base.wakeups);
+    // Every statement a round trip through the scheduler, on both engines: without SQLite's hot
+    // path, whose synchronous statements the plugin would not see (one seed, one interleaving).
+    const { hotPath: _synchronous, ...roundTrips } = base.dialect;
+    const store = new VerqStore(base.db.withPlugin(scheduledLatency(s)), roundTrips, base.path, base.wakeups);
     const options = withGuidSeams({ clock }, { decider: variant.decider, claimer: variant.claimer });
     const ledger = new BoundaryLedger(store, options, boundary);
     const relay = new RelayService({ ledger, core: boundaryCore(core, boundary), maxAttempts: MAX_ATTEMPTS });
