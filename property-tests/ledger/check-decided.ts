@@ -29,7 +29,7 @@ export async function checkDecided(
       `${tag} of ${json(guid)} (${before.state}, v${before.version}) left ${stream.length} events, wrote ${json(written)}; the machine decides ${decided}`,
     );
   }
-  const row = await selectGuidEntry(world.store.db, guid);
+  const row = await selectGuidEntry(world.store.db, world.store.dialect, guid);
   const rowWant = purged ? null : expected.accepted ? expected.after : before.state === "NEW" ? null : before;
   if (json(row) !== json(rowWant))
     ledgerFail(`${tag} projection`, `ledger row of ${json(guid)} is ${json(row)}, expected ${json(rowWant)}`);

@@ -33,7 +33,7 @@ import { readStream } from "./sql/events/readStream.ts";
 import type { StoredEvent } from "./sql/events/storedEvent.ts";
 import { rebuildGuidLedger } from "./sql/ledger/rebuildGuidLedger.ts";
 import { selectGuidEntriesByState, selectGuidEntriesOldestFirst, type LedgerCursor } from "./sql/ledger/selectGuidEntries.ts";
-import { lookupGuidEntry, selectGuidEntry } from "./sql/ledger/selectGuidEntry.ts";
+import { selectGuidEntry } from "./sql/ledger/selectGuidEntry.ts";
 
 /** A channel request to claim: its GUID, its exact text and its fingerprint. */
 export interface ClaimInput {
@@ -154,7 +154,7 @@ export class GuidLedger {
     if (!creation.accepted) throw receiptRefused(guid, creation.refusal);
     const repeat = (now: number) => guidCommands.repeat({ fingerprint, maxAttempts, now });
     // A read, not a write transaction: refused repeats change nothing, so the entry as read answers them.
-    let existing = await lookupGuidEntry(this.#store.db, this.#store.dialect, guid);
+    let existing = await selectGuidEntry(this.#store.db, this.#store.dialect, guid);
     if (existing !== null) {
       const decision = this.#decide(existing, repeat(this.#clock.now()));
       if (!decision.accepted) return { kind: "repeat", entry: existing, refusal: decision.refusal };
@@ -289,7 +289,7 @@ export class GuidLedger {
   /** The GUID's entry, or `null` when the ledger has none. */
   async get(guid: string): Promise<LedgerEntry | null> {
     checkGuid(guid);
-    return selectGuidEntry(this.#store.db, guid);
+    return selectGuidEntry(this.#store.db, this.#store.dialect, guid);
   }
 
   /** The GUID's event timeline, oldest first. Throws `VERQ_UNKNOWN_GUID` when there is none. */

@@ -1,21 +1,11 @@
 import { ManualClock } from "@verq/core";
 import { JobQueue, type VerqStore } from "@verq/store";
-import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { ENGINES, engineAvailable, type Engine } from "@verq/testing";
+import { describe, expect, it } from "vitest";
+import { freshStores } from "./helpers/fresh-store.ts";
 
-let database: TestDatabase | undefined;
-let store: VerqStore | undefined;
-afterEach(async () => {
-  await store?.close();
-  await database?.dispose();
-  store = undefined;
-  database = undefined;
-});
-
-async function open(engine: "sqlite" | "postgres"): Promise<VerqStore> {
-  database = await createTestDatabase(engine);
-  return (store = await database.open());
-}
+const stores = freshStores();
+const open = async (engine: Engine): Promise<VerqStore> => (await stores.open(engine)).store;
 
 describe("[sqlite] the hot path runs only on the store's own open transaction", () => {
   it("holds a transaction of store.transaction while its work runs, and no other", async () => {

@@ -7,35 +7,35 @@ import type { BatchValue } from "../batchValues.ts";
 /** A `jobs` row as read back. */
 export type JobRow = Selectable<JobsTable>;
 
-/** Maps a projection row to the domain's `Job`. */
-export function rowToJob(row: JobRow): Job {
-  return {
-    id: row.id,
-    payload: JSON.parse(row.payload) as JsonValue,
-    state: row.state as JobState,
-    token: Number(row.token),
-    attempts: Number(row.attempts),
-    maxAttempts: Number(row.max_attempts),
-    deadline: Number(row.deadline),
-    availableAt: Number(row.available_at),
-    owner: row.owner,
-    leaseUntil: row.lease_until === null ? null : Number(row.lease_until),
-    reason: row.reason as DeadReason | null,
-    deadSince: row.dead_since === null ? null : Number(row.dead_since),
-    orderingKey: row.ordering_key,
-    leaseExpiries: Number(row.lease_expiries),
-    enqueuedAt: Number(row.enqueued_at),
-    updatedAt: Number(row.updated_at),
-    version: Number(row.version),
-  };
-}
-
 /**
  * The `jobs` columns in the order {@link valuesToJob} reads them: the select list of the hot
  * reads (claim candidates, jobs by id), whose rows come back as arrays of column values.
  */
-export const JOB_COLUMNS =
-  "id, payload, state, token, attempts, max_attempts, deadline, available_at, owner, lease_until, reason, dead_since, ordering_key, lease_expiries, enqueued_at, updated_at, version";
+const JOB_COLUMN_NAMES = [
+  "id",
+  "payload",
+  "state",
+  "token",
+  "attempts",
+  "max_attempts",
+  "deadline",
+  "available_at",
+  "owner",
+  "lease_until",
+  "reason",
+  "dead_since",
+  "ordering_key",
+  "lease_expiries",
+  "enqueued_at",
+  "updated_at",
+  "version",
+] as const satisfies readonly (keyof JobRow)[];
+export const JOB_COLUMNS = JOB_COLUMN_NAMES.join(", ");
+
+/** Maps a projection row read as an object (the cold paths: one job, a listing) to the domain's `Job`. */
+export function rowToJob(row: JobRow): Job {
+  return valuesToJob(JOB_COLUMN_NAMES.map((name) => row[name]));
+}
 
 /** Maps the values of a row selected with {@link JOB_COLUMNS}, in that order, to the domain's `Job`. */
 export function valuesToJob(values: readonly unknown[]): Job {

@@ -6,14 +6,8 @@ import { executeTemplate } from "../queryTemplate.ts";
 import { rowToEntry, type LedgerRow } from "./ledgerRow.ts";
 import { ledgerDb } from "./ledgerTables.ts";
 
-/** One GUID's ledger entry, or `null` when the ledger has none. */
-export async function selectGuidEntry(db: Kysely<VerqDatabase>, guid: string): Promise<LedgerEntry | null> {
-  const row = await ledgerDb(db).selectFrom("ledger").selectAll().where("guid", "=", guid).executeTakeFirst();
-  return row === undefined ? null : rowToEntry(row);
-}
-
-/** {@link selectGuidEntry} on the relay's hot path: the same query, compiled once per dialect. */
-export async function lookupGuidEntry(
+/** One GUID's ledger entry, or `null` when the ledger has none: a query compiled once per dialect (the relay reads it for every request). */
+export async function selectGuidEntry(
   db: Kysely<VerqDatabase>,
   dialect: StoreDialect,
   guid: string,
