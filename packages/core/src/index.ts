@@ -20,6 +20,7 @@ export {
   type MachineExecution,
 } from "./decider.ts";
 export { compileMachineTable, type TableSnapshot, type TableStep } from "./machine-table.ts";
+export { VERQ_MACHINES, machineGraph, type MachineGraph, type MachineGraphEdge, type VerqMachineName } from "./machine-graph.ts";
 export {
   jobCommands,
   type ClaimCommand,

@@ -1,0 +1,119 @@
+import type { AnyStateMachine } from "xstate";
+import { guidMachine } from "./guid.machine.ts";
+import { jobMachine } from "./job.machine.ts";
+import { messageMachine } from "./message.machine.ts";
+
+/** One transition of a flat machine, read from its definition. */
+export interface MachineGraphEdge {
+  /** The state the transition leaves. */
+  readonly source: string;
+  /** The event type, or `always` for an eventless transition. */
+  readonly event: string;
+  /** The state it enters; the source itself when it stays (a refusal or an update of the context). */
+  readonly target: string;
+  /** Whether the transition names a target state (a `reenter` to its own state counts). */
+  readonly targeted: boolean;
+  /** The guard as written: `isDue`, `!leaseExpired`, or null when the transition is always enabled. */
+  readonly guard: string | null;
+  /** The action names, with a `refuse` action's refusal as `refuse:<refusal>`. */
+  readonly actions: readonly string[];
+  /** True when the only action is a refusal: the command is answered and nothing is recorded. */
+  readonly refusal: boolean;
+  /** Declared on the machine's root: applies in every state without a transition of its own for the event. */
+  readonly fallback: boolean;
+}
+
+/** The states and transitions of one flat machine, in the definition's order. */
+export interface MachineGraph {
+  readonly id: string;
+  readonly initial: string;
+  readonly states: readonly string[];
+  readonly transitions: readonly MachineGraphEdge[];
+}
+
+/** The machines verq's streams are decided by, under the names the CLI and the dashboard use. */
+export const VERQ_MACHINES: Readonly<Record<"job" | "guid" | "message", AnyStateMachine>> = {
+  job: jobMachine,
+  guid: guidMachine,
+  message: messageMachine,
+};
+
+export type VerqMachineName = keyof typeof VERQ_MACHINES;
+
+interface TransitionView {
+  readonly guard?: unknown;
+  readonly target?: readonly { readonly key: string }[];
+  readonly actions: readonly unknown[];
+}
+
+interface NodeView {
+  readonly key: string;
+  readonly states: Record<string, NodeView>;
+  readonly always?: readonly TransitionView[];
+  readonly transitions: ReadonlyMap<string, readonly TransitionView[]>;
+}
+
+/**
+ * Reads a flat machine's definition (one level of states under the root, as all of verq's are)
+ * into its states and transitions. A root-level transition is a fallback: it is listed once per
+ * state, marked `fallback`, for every state that has no transition of its own for that event.
+ */
+export function machineGraph(machine: AnyStateMachine): MachineGraph {
+  const root = machine.root as unknown as NodeView;
+  const initial = (machine.root.initial?.target?.[0] as { key?: string } | undefined)?.key;
+  if (initial === undefined) throw new Error(`${machine.id} machine has no initial state`);
+  const states = Object.keys(root.states);
+  const transitions: MachineGraphEdge[] = [];
+  for (const state of states) {
+    const node = root.states[state] as NodeView;
+    for (const [event, list] of node.transitions) for (const t of list) transitions.push(edge(state, event, t, false));
+    for (const [event, list] of root.transitions) {
+      if (node.transitions.has(event)) continue;
+      for (const t of list) transitions.push(edge(state, event, t, true));
+    }
+    for (const t of node.always ?? []) transitions.push(edge(state, "always", t, false));
+  }
+  return { id: machine.id, initial, states, transitions };
+}
+
+function edge(source: string, event: string, t: TransitionView, fallback: boolean): MachineGraphEdge {
+  const target = t.target?.[0]?.key;
+  const actions = t.actions.map(actionName);
+  return {
+    source,
+    event,
+    target: target ?? source,
+    targeted: target !== undefined,
+    guard: t.guard === undefined ? null : guardName(t.guard),
+    actions,
+    refusal: actions.length > 0 && actions.every((a) => a.startsWith("refuse:")),
+    fallback,
+  };
+}
+
+function guardName(guard: unknown): string {
+  if (typeof guard === "string") return guard;
+  if (typeof guard === "function") {
+    const operands = (guard as { guards?: readonly unknown[] }).guards;
+    if (operands !== undefined) {
+      const names = operands.map(guardName);
+      if (guard.name === "not") return `!${names.join("")}`;
+      return names.join(guard.name === "and" ? " && " : " || ");
+    }
+    return guard.name || "inline";
+  }
+  if (typeof guard === "object" && guard !== null && "type" in guard) return String((guard as { type: unknown }).type);
+  return "inline";
+}
+
+function actionName(action: unknown): string {
+  if (typeof action === "string") return action;
+  if (typeof action === "object" && action !== null && "type" in action) {
+    const { type, params } = action as { type: unknown; params?: unknown };
+    const refusal = (params as { refusal?: unknown } | undefined)?.refusal;
+    if (type === "refuse" && typeof refusal === "string") return `refuse:${refusal}`;
+    return String(type);
+  }
+  if (typeof action === "function") return action.name || "inline";
+  return "inline";
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { VERQ_MACHINES, machineGraph } from "../src/index.ts";
+
+describe("machineGraph", () => {
+  it("lists the job machine's states from its definition, with the initial one", () => {
+    const graph = machineGraph(VERQ_MACHINES.job);
+    expect(graph.id).toBe("job");
+    expect(graph.initial).toBe("new");
+    expect(graph.states).toEqual(["new", "pending", "leased", "done", "dead"]);
+  });
+
+  it("reads each transition's event, target, guard and actions", () => {
+    const { transitions } = machineGraph(VERQ_MACHINES.job);
+    const finishes = transitions.filter((t) => t.source === "leased" && t.event === "job.finish");
+    expect(finishes.map((t) => [t.guard, t.target, t.refusal])).toEqual([
+      ["!tokenMatches", "leased", true],
+      ["outcomeIsOk", "done", false],
+      ["outcomeIsPermanent", "dead", false],
+      ["attemptsExhausted", "dead", false],
+      ["nextRunAtOrPastDeadline", "dead", false],
+      [null, "pending", false],
+    ]);
+    expect(finishes[0]?.actions).toEqual(["refuse:stale-token"]);
+    expect(finishes[0]?.targeted).toBe(false);
+    const reclaim = transitions.find((t) => t.source === "leased" && t.event === "job.claim" && t.guard === null);
+    expect(reclaim).toMatchObject({ target: "leased", targeted: true, actions: ["expireLease", "claim"] });
+  });
+
+  it("lists a root fallback once per state that has no transition of its own for the event", () => {
+    const { transitions } = machineGraph(VERQ_MACHINES.job);
+    const redrives = transitions.filter((t) => t.event === "job.redrive");
+    expect(redrives.filter((t) => t.fallback).map((t) => t.source)).toEqual(["pending", "leased", "done"]);
+    expect(redrives.filter((t) => !t.fallback && t.source === "new").map((t) => t.actions)).toEqual([["refuse:unknown-job"]]);
+  });
+
+  it("reads eventless transitions as `always`", () => {
+    const { transitions } = machineGraph(VERQ_MACHINES.message);
+    expect(transitions.some((t) => t.event === "always" && t.targeted)).toBe(true);
+  });
+
+  it("reads the guid machine's states", () => {
+    const graph = machineGraph(VERQ_MACHINES.guid);
+    expect(graph.initial).toBe("NEW");
+    expect(graph.states).toEqual(["NEW", "RECEIVED", "SENT", "DONE", "UNKNOWN", "FAILED"]);
+  });
+});
