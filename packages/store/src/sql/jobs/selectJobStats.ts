@@ -25,6 +25,11 @@ export interface JobStats {
     /** The redriven job's state now: the result of the redrive so far (`null` if the job row is gone). */
     readonly resultState: JobState | null;
   } | null;
+  /**
+   * Redrives recorded in the audit trail (SPEC J6), ever: one per accepted redrive, never one
+   * for a refused one. Only climbs, so it can be exposed as a counter.
+   */
+  readonly redrives: number;
   /** Claims that took a job over from a worker whose lease had expired (not handler failures). */
   readonly leaseExpiries: number;
   /** Finishes refused because the token was stale or the job no longer leased. */
@@ -63,6 +68,11 @@ export async function selectJobStats(db: Kysely<VerqDatabase>): Promise<JobStats
     .limit(1)
     .executeTakeFirst();
 
+  const redrives = await db
+    .selectFrom("redrives")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+
   const byState = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<JobState, number>;
   let leaseExpiries = 0;
   for (const row of stateRows) {
@@ -96,6 +106,7 @@ export async function selectJobStats(db: Kysely<VerqDatabase>): Promise<JobStats
             previousToken: Number(last.previous_token),
             resultState: (last.state ?? null) as JobState | null,
           },
+    redrives: Number(redrives.n),
     leaseExpiries,
     staleFinishesRefused: await readCounter(db, "job.staleFinishesRefused"),
   };
