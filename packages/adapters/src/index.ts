@@ -51,3 +51,7 @@ export { inferSchema, type InferredSchema, type SchemaField } from "./files/sche
 
 // Crash tests of a service's own processes.
 export { failpoint, parseFailpoints, type FailpointAction } from "./failpoints.ts";
+
+// Metrics for Prometheus: verq's figures in a prom-client registry, and a plugin that serves it.
+export { registerVerqMetrics, VERQ_METRIC_NAMES, type VerqMetricsOptions } from "./metrics/verq-metrics.ts";
+export { metricsPlugin, type MetricsPluginOptions } from "./metrics/metrics-plugin.ts";

@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { EXIT } from "./exit-codes.ts";
 import { registerFilesCommands } from "./files-commands.ts";
 import { registerJobsCommands } from "./jobs-commands.ts";
+import { registerMetricsCommands } from "./metrics-commands.ts";
 import { registerReceiverCommands } from "./receiver-commands.ts";
 import { registerRelayCommands } from "./relay-commands.ts";
 import type { CliContext, CliIo } from "./output.ts";
@@ -34,6 +35,7 @@ export function buildProgram(
   registerReceiverCommands(program, context);
   registerRelayCommands(program, context);
   registerFilesCommands(program, context);
+  registerMetricsCommands(program, context);
   return program;
 }
 

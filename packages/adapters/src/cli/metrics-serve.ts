@@ -1,0 +1,41 @@
+import Fastify from "fastify";
+import { Registry } from "prom-client";
+import { openQueue } from "../files/queue-dirs.ts";
+import { metricsPlugin } from "../metrics/metrics-plugin.ts";
+import { registerVerqMetrics } from "../metrics/verq-metrics.ts";
+import { clockFromEnv } from "./clock-from-env.ts";
+import { parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
+import type { DbOptions } from "./options.ts";
+import { emit, type CliContext } from "./output.ts";
+
+/** The options of `verq metrics`. */
+export interface MetricsServeOptions extends DbOptions {
+  readonly port: string;
+  readonly host: string;
+  readonly files?: string;
+}
+
+/** `verq metrics`: serves `GET /metrics` until SIGINT or SIGTERM; loaded by ./metrics-commands.ts when it runs. */
+export const serve = (context: CliContext, o: MetricsServeOptions): Promise<void> =>
+  runCommand(context, o, () => {
+    // Checked before the database is opened: a bad port, files root or VERQ_NOW_MS creates nothing.
+    const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
+    if (o.files !== undefined) openQueue(o.files);
+    const clock = clockFromEnv();
+    // Read only: a SQLite file that does not exist is exit 4, and none is created.
+    return withStore(
+      o.db,
+      async (store) => {
+        const registry = new Registry();
+        registerVerqMetrics(registry, { store, clock, ...(o.files === undefined ? {} : { files: o.files }) });
+        const app = Fastify({ logger: false });
+        await app.register(metricsPlugin, { registry });
+        const address = await app.listen({ port, host: o.host });
+        const url = `${address}/metrics`;
+        emit(context.io, o.json === true, { status: "listening", url }, () => `metrics listening on ${url}`);
+        await untilStopSignal();
+        await app.close();
+      },
+      { mustExist: true },
+    );
+  });

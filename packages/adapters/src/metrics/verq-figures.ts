@@ -1,0 +1,42 @@
+import type { Clock } from "@verq/core";
+import { GuidLedger, JobQueue, type JobStats, type LedgerStats, type VerqStore } from "@verq/store";
+import { measureLag, type QueueLag } from "../files/queue-lag.ts";
+
+/** What one scrape reads: the jobs' and the ledger's statistics, the queue folders' counts, and "now". */
+export interface VerqFigures {
+  readonly jobs: JobStats;
+  readonly ledger: LedgerStats;
+  /** `null` when no file queue is watched. */
+  readonly files: QueueLag | null;
+  /** The clock's time when the figures were read, for the ages. */
+  readonly now: number;
+}
+
+/** Where the figures come from. */
+export interface FigureSources {
+  readonly store: VerqStore;
+  readonly files?: string | undefined;
+  readonly clock: Clock;
+}
+
+/**
+ * Reads the figures of one scrape. Every metric's `collect` asks for them in the same
+ * synchronous pass of `registry.metrics()`, so the calls made while a read is in flight share
+ * it: one scrape is one read of the store, and every figure in it comes from the same read.
+ */
+export function figureReader(sources: FigureSources): () => Promise<VerqFigures> {
+  const queue = new JobQueue(sources.store);
+  const ledger = new GuidLedger(sources.store);
+  let inFlight: Promise<VerqFigures> | null = null;
+  const read = async (): Promise<VerqFigures> => {
+    const [jobs, ledgerStats] = await Promise.all([queue.stats(), ledger.stats()]);
+    const files = sources.files === undefined ? null : measureLag(sources.files);
+    return { jobs, ledger: ledgerStats, files, now: sources.clock.now() };
+  };
+  return () => {
+    inFlight ??= read().finally(() => {
+      inFlight = null;
+    });
+    return inFlight;
+  };
+}
