@@ -37,11 +37,11 @@ function packagesOf(modules: readonly string[]): Set<string> {
 const loadsWorkspacePackage = (modules: readonly string[], name: string): boolean =>
   modules.some((url) => url.includes(`/packages/${name}/`) && !url.includes("/node_modules/"));
 
-const HEAVY_FOR_HELP = ["fastify", "undici", "zod", "kysely", "better-sqlite3", "pg", "xstate"] as const;
-const EDGES = ["fastify", "undici", "zod"] as const;
+const HEAVY_FOR_HELP = ["fastify", "undici", "zod", "prom-client", "kysely", "better-sqlite3", "pg", "xstate"] as const;
+const EDGES = ["fastify", "undici", "zod", "prom-client"] as const;
 
 describe("the CLI loads a command's modules only when the command runs", () => {
-  it.each([[["--help"]], [["jobs", "--help"]], [["relay", "--help"]], [["files", "consume", "--help"]]])(
+  it.each([[["--help"]], [["jobs", "--help"]], [["relay", "--help"]], [["files", "consume", "--help"]], [["metrics", "--help"]]])(
     "verq %j loads commander and none of the store, kysely, xstate, fastify, undici, zod or a database driver",
     async (args) => {
       const { run, modules } = await verqLoading(args);
