@@ -27,6 +27,9 @@ export const VERQ_METRIC_NAMES = [
   "verq_files",
 ] as const;
 
+/** The queue folders whose files wait for someone: to be claimed, to be settled, to be fixed and replayed. */
+const QUEUE_DIRS = ["inbox", "processing", "error"] as const;
+
 /** The GUID states whose oldest entry waits for an operator: an inquiry (UNKNOWN) or a reprocess (FAILED). */
 const WAITING_STATES = ["UNKNOWN", "FAILED"] as const;
 
@@ -123,7 +126,7 @@ export function registerVerqMetrics(registry: Registry, options: VerqMetricsOpti
   if (options.files !== undefined) {
     gauge("verq_files", "Files in the file queue's inbox, processing and error folders.", ["dir"], (g, f) => {
       if (f.files === null) return;
-      for (const [dir, count] of Object.entries(f.files)) g.set({ dir }, count);
+      for (const dir of QUEUE_DIRS) g.set({ dir }, f.files[dir]);
     });
   }
 }

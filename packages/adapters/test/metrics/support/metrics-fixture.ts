@@ -40,7 +40,11 @@ export async function fillMetricsFixture(store: VerqStore, dir: string): Promise
     return job;
   };
   /** Enqueues `id`, then claims it and finishes it with each outcome in turn. */
-  const run = async (id: string, outcomes: readonly FinishOutcome[], options: { maxAttempts?: number; deadline?: number } = {}) => {
+  const run = async (
+    id: string,
+    outcomes: readonly FinishOutcome[],
+    options: { maxAttempts?: number; deadline?: number } = {},
+  ) => {
     jobIds.push(id);
     await queue.enqueue({ id, payload: payload(id), ...options });
     for (const outcome of outcomes) {
@@ -92,7 +96,10 @@ export async function fillMetricsFixture(store: VerqStore, dir: string): Promise
   await entry("G-FAILED-2", ["send", { kind: "not-sent" }]);
   const failedSince = clock.now();
   clock.advance(15_000);
-  await entry("G-DONE-3", ["send", { kind: "answered", code: "0000", response: '{"guid":"G-DONE-3","code":"0000","memo":"payload-word-answer"}' }]);
+  await entry("G-DONE-3", [
+    "send",
+    { kind: "answered", code: "0000", response: '{"guid":"G-DONE-3","code":"0000","memo":"payload-word-answer"}' },
+  ]);
   await entry("G-SENT-4", ["send"]);
   await entry("G-RECEIVED-5", []);
   clock.set(firstDeath + 120_000);
@@ -101,7 +108,8 @@ export async function fillMetricsFixture(store: VerqStore, dir: string): Promise
   // The file queue.
   const files = join(dir, "queue");
   const dirs = initQueue(files);
-  const put = (folder: string, name: string) => writeFileSync(join(folder, name), JSON.stringify({ msg_id: name, body: "payload-word-file" }));
+  const put = (folder: string, name: string) =>
+    writeFileSync(join(folder, name), JSON.stringify({ msg_id: name, body: "payload-word-file" }));
   for (const name of ["m-1.json", "m-2.json"]) put(dirs.inbox, name);
   put(dirs.inbox, ".m-3.json.tmp");
   put(dirs.processing, "m-4.json");

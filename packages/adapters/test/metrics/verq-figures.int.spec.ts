@@ -1,0 +1,31 @@
+import { ManualClock } from "@verq/core";
+import { JobQueue } from "@verq/store";
+import { ENGINES, createTestDatabase, engineAvailable } from "@verq/testing";
+import { describe, expect, it } from "vitest";
+import { figureReader } from "../../src/metrics/verq-figures.ts";
+
+/** One scrape, one read: the metrics' collect calls made while a read is in flight share it; the next scrape reads again. */
+for (const engine of ENGINES) {
+  describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] figureReader`, () => {
+    it("calls made while a read is in flight share it; a call after it settled reads the store again", async () => {
+      const database = await createTestDatabase(engine);
+      const store = await database.open();
+      try {
+        const clock = new ManualClock();
+        const read = figureReader({ store, clock });
+        const first = read();
+        expect(read()).toBe(first);
+        const figures = await first;
+        expect(figures).toMatchObject({ files: null, now: clock.now(), jobs: { total: 0 } });
+        await new JobQueue(store).enqueue({ id: "a-1", payload: {} });
+        clock.advance(5);
+        const second = read();
+        expect(second).not.toBe(first);
+        expect(await second).toMatchObject({ now: clock.now(), jobs: { total: 1, byState: { pending: 1 } } });
+      } finally {
+        await store.close();
+        await database.dispose();
+      }
+    });
+  });
+}
