@@ -91,7 +91,13 @@ function edge(source: string, event: string, t: TransitionView, fallback: boolea
   };
 }
 
-function guardName(guard: unknown): string {
+/**
+ * A guard as written: a named guard's name, `!name` for `not(name)`, `a && b` for `and`,
+ * `a || b` for `or`, `inline` for an anonymous function.
+ *
+ * @internal
+ */
+export function guardName(guard: unknown): string {
   if (typeof guard === "string") return guard;
   if (typeof guard === "function") {
     const operands = (guard as { guards?: readonly unknown[] }).guards;
