@@ -23,6 +23,7 @@ export { compileMachineTable, type TableSnapshot, type TableStep } from "./machi
 export { VERQ_MACHINES, machineGraph, type MachineGraph, type MachineGraphEdge, type VerqMachineName } from "./machine-graph.ts";
 export { machineJson } from "./machine-json.ts";
 export { isDrawnTransition, machineMermaid, transitionLabel } from "./machine-mermaid.ts";
+export { rootTransitions, type RootTransition } from "./machine-root.ts";
 export { machineSource } from "./machine-source.ts";
 export {
   jobCommands,

@@ -4,6 +4,7 @@ import { registerFilesCommands } from "./files-commands.ts";
 import { registerJobsCommands } from "./jobs-commands.ts";
 import { registerReceiverCommands } from "./receiver-commands.ts";
 import { registerRelayCommands } from "./relay-commands.ts";
+import { registerVizCommands } from "./viz-commands.ts";
 import type { CliContext, CliIo } from "./output.ts";
 
 /** The process's own stdout and stderr, each text ending with one line break. */
@@ -34,6 +35,7 @@ export function buildProgram(
   registerReceiverCommands(program, context);
   registerRelayCommands(program, context);
   registerFilesCommands(program, context);
+  registerVizCommands(program, context);
   return program;
 }
 
