@@ -1,6 +1,9 @@
 import { VERQ_MACHINES, VerqError, machineGraph, machineMermaid, type VerqMachineName } from "@verq/core";
 import { refusalTable } from "./refusal-table.ts";
 
+/** Any XState machine, as @verq/core's machines are typed (adapters do not depend on xstate itself). */
+type AnyMachine = (typeof VERQ_MACHINES)[VerqMachineName];
+
 /** One marked block of a Markdown file and whether it differed from the code. */
 export interface VizBlock {
   readonly machine: VerqMachineName;
@@ -17,8 +20,8 @@ export interface RefreshedDocs {
  * What docs/machines.md holds for a machine between its markers: its Mermaid diagram in a
  * ```mermaid block, then the table of its refusals. Made from the machine's definition.
  */
-export function vizBlockContent(machine: VerqMachineName): string {
-  const graph = machineGraph(VERQ_MACHINES[machine]);
+export function vizBlockContent(machine: AnyMachine): string {
+  const graph = machineGraph(machine);
   return `\`\`\`mermaid\n${machineMermaid(graph)}\`\`\`\n\nRefused (the machine stays where it is and records nothing):\n\n${refusalTable(graph)}`;
 }
 
@@ -34,7 +37,7 @@ const CLOSE = /^<!-- \/verq:viz ([^\s>]+) -->$/;
  */
 export function refreshVizBlocks(
   markdown: string,
-  content: (machine: VerqMachineName) => string = vizBlockContent,
+  content: (machine: VerqMachineName) => string = (name) => vizBlockContent(VERQ_MACHINES[name]),
 ): RefreshedDocs {
   const lines = markdown.split("\n");
   const out: string[] = [];
