@@ -24,7 +24,7 @@ interface DefinitionView {
  */
 export function machineJson(machine: AnyStateMachine): string {
   const definition = machine.toJSON() as DefinitionView;
-  addAlways(machine.root as unknown as NodeView, definition);
+  addAlways(machine.root, definition);
   const json = JSON.stringify(
     definition,
     (key, value: unknown) => (key === "guard" && typeof value === "function" ? guardName(value) : value),

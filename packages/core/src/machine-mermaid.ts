@@ -51,9 +51,7 @@ export function machineMermaid(graph: MachineGraph): string {
 /** Whether a transition before `index` leaves the same state on the same event under a guard. */
 function afterGuarded(transitions: readonly MachineGraphEdge[], index: number): boolean {
   const edge = transitions[index];
-  return transitions
-    .slice(0, index)
-    .some((t) => t.source === edge?.source && t.event === edge.event && t.guard !== null);
+  return transitions.slice(0, index).some((t) => t.source === edge?.source && t.event === edge.event && t.guard !== null);
 }
 
 /**

@@ -24,7 +24,11 @@ describe("machineJson", () => {
     const added = (key: string, value: unknown) => key === "always" || (key === "guard" && typeof value === "string");
     expect(without(written, added)).toEqual(without(bare, (key) => key === "guard"));
     // Every guard bare JSON kept is kept as it was.
-    expect(JSON.stringify(bare).match(/"guard":"[^"]*"/g)?.every((g) => JSON.stringify(written).includes(g))).toBe(true);
+    expect(
+      JSON.stringify(bare)
+        .match(/"guard":"[^"]*"/g)
+        ?.every((g) => JSON.stringify(written).includes(g)),
+    ).toBe(true);
   });
 
   it("writes a guard built by not() as its name instead of dropping it, and keeps action params", () => {

@@ -57,9 +57,7 @@ describe("machineSource", () => {
       moduleResolution: ts.ModuleResolutionKind.NodeNext,
       types: [],
     });
-    const problems = ts
-      .getPreEmitDiagnostics(program)
-      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
     expect(problems).toEqual([]);
   });
 });

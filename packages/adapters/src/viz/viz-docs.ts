@@ -67,7 +67,9 @@ export function refreshVizBlocks(
 
 function machineName(name: string, index: number): VerqMachineName {
   if (!Object.hasOwn(VERQ_MACHINES, name)) {
-    throw invalid(`line ${index + 1} names ${JSON.stringify(name.slice(0, 40))}, not a machine (${Object.keys(VERQ_MACHINES).join(", ")})`);
+    throw invalid(
+      `line ${index + 1} names ${JSON.stringify(name.slice(0, 40))}, not a machine (${Object.keys(VERQ_MACHINES).join(", ")})`,
+    );
   }
   return name as VerqMachineName;
 }

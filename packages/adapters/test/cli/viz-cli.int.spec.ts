@@ -46,7 +46,11 @@ describe("verq viz --out DIR", () => {
 
   it("creates the folder and writes <name>.json, .mmd and .machine.ts for job, guid and message, as --json lists them", () => {
     const expected = NAMES.flatMap((m) => [`${m}.json`, `${m}.mmd`, `${m}.machine.ts`]);
-    expect(readdirSync(out).filter((f) => f !== "node_modules").sort()).toEqual([...expected].sort());
+    expect(
+      readdirSync(out)
+        .filter((f) => f !== "node_modules")
+        .sort(),
+    ).toEqual([...expected].sort());
     expect(printed.files.map((f) => [f.machine, f.kind, f.path])).toEqual(
       NAMES.flatMap((m) => [
         [m, "json", join(out, `${m}.json`)],

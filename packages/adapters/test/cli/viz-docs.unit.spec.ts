@@ -80,7 +80,10 @@ describe("refusalTable", () => {
     const config = {
       id: "m",
       initial: "a",
-      states: { a: { on: { go: [{ guard: "x || y", actions: { type: "refuse", params: { refusal: "no" } } }, { target: "b" }] } }, b: {} },
+      states: {
+        a: { on: { go: [{ guard: "x || y", actions: { type: "refuse", params: { refusal: "no" } } }, { target: "b" }] } },
+        b: {},
+      },
     };
     expect(refusalTable(machineGraph(createMachine(config)))).toContain("| a | `go` | `x \\|\\| y` | `no` |");
     const plain = createMachine({ id: "p", initial: "a", states: { a: { on: { go: "b" } }, b: {} } });

@@ -8,7 +8,9 @@ export type AnyMachine = (typeof VERQ_MACHINES)[VerqMachineName];
 /** XState's `createMachine`, loaded from where @verq/core finds it. */
 export async function loadCreateMachine(): Promise<(config: object) => AnyMachine> {
   const fromCore = createRequire(new URL("../../../../core/package.json", import.meta.url));
-  const xstate = (await import(pathToFileURL(fromCore.resolve("xstate")).href)) as { createMachine: (config: object) => AnyMachine };
+  const xstate = (await import(pathToFileURL(fromCore.resolve("xstate")).href)) as {
+    createMachine: (config: object) => AnyMachine;
+  };
   return xstate.createMachine;
 }
 
