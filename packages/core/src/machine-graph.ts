@@ -1,4 +1,4 @@
-import type { AnyStateMachine } from "xstate";
+import { and, not, or, type AnyStateMachine } from "xstate";
 import { guidMachine } from "./guid.machine.ts";
 import { jobMachine } from "./job.machine.ts";
 import { messageMachine } from "./message.machine.ts";
@@ -91,14 +91,28 @@ function edge(source: string, event: string, t: TransitionView, fallback: boolea
   };
 }
 
-function guardName(guard: unknown): string {
+// XState's higher-order guards are told apart by the `check` they carry, not by their function's
+// name, which a bundler may rename (esbuild turns xstate's inner `not` into `not2`).
+const checkOf = (guard: unknown): unknown => (guard as { check?: unknown }).check;
+const NOT_CHECK = checkOf(not("guard"));
+const AND_CHECK = checkOf(and([]));
+const OR_CHECK = checkOf(or([]));
+
+/**
+ * A guard as written: a named guard's name, `!name` for `not(name)`, `a && b` for `and`,
+ * `a || b` for `or`, `inline` for an anonymous function.
+ *
+ * @internal
+ */
+export function guardName(guard: unknown): string {
   if (typeof guard === "string") return guard;
   if (typeof guard === "function") {
-    const operands = (guard as { guards?: readonly unknown[] }).guards;
+    const { guards: operands, check } = guard as { guards?: readonly unknown[]; check?: unknown };
     if (operands !== undefined) {
       const names = operands.map(guardName);
-      if (guard.name === "not") return `!${names.join("")}`;
-      return names.join(guard.name === "and" ? " && " : " || ");
+      if (check === NOT_CHECK) return `!${names.join("")}`;
+      if (check === AND_CHECK) return names.join(" && ");
+      if (check === OR_CHECK) return names.join(" || ");
     }
     return guard.name || "inline";
   }

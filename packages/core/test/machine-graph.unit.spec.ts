@@ -1,5 +1,7 @@
+import { and, not, or } from "xstate";
 import { describe, expect, it } from "vitest";
 import { VERQ_MACHINES, machineGraph } from "../src/index.ts";
+import { guardName } from "../src/machine-graph.ts";
 
 describe("machineGraph", () => {
   it("lists the job machine's states from its definition, with the initial one", () => {
@@ -42,5 +44,16 @@ describe("machineGraph", () => {
     const graph = machineGraph(VERQ_MACHINES.guid);
     expect(graph.initial).toBe("NEW");
     expect(graph.states).toEqual(["NEW", "RECEIVED", "SENT", "DONE", "UNKNOWN", "FAILED"]);
+  });
+});
+
+describe("guardName", () => {
+  it("names not(), and() and or() guards by what they check, also when a bundler renamed their functions", () => {
+    const renamed = <T extends object>(guard: T, name: string): T => Object.defineProperty(guard, "name", { value: name });
+    expect(guardName(renamed(not("tokenMatches"), "not2"))).toBe("!tokenMatches");
+    expect(guardName(renamed(and(["a", not("b")]), "and2"))).toBe("a && !b");
+    expect(guardName(renamed(or(["a", "b"]), "or2"))).toBe("a || b");
+    expect(guardName("isDue")).toBe("isDue");
+    expect(guardName({ type: "isDue", params: {} })).toBe("isDue");
   });
 });

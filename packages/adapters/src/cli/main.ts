@@ -5,6 +5,7 @@ import { registerJobsCommands } from "./jobs-commands.ts";
 import { registerMetricsCommands } from "./metrics-commands.ts";
 import { registerReceiverCommands } from "./receiver-commands.ts";
 import { registerRelayCommands } from "./relay-commands.ts";
+import { registerVizCommands } from "./viz-commands.ts";
 import type { CliContext, CliIo } from "./output.ts";
 
 /** The process's own stdout and stderr, each text ending with one line break. */
@@ -36,6 +37,7 @@ export function buildProgram(
   registerRelayCommands(program, context);
   registerFilesCommands(program, context);
   registerMetricsCommands(program, context);
+  registerVizCommands(program, context);
   return program;
 }
 

@@ -41,19 +41,38 @@ const HEAVY_FOR_HELP = ["fastify", "undici", "zod", "prom-client", "kysely", "be
 const EDGES = ["fastify", "undici", "zod", "prom-client"] as const;
 
 describe("the CLI loads a command's modules only when the command runs", () => {
-  it.each([[["--help"]], [["jobs", "--help"]], [["relay", "--help"]], [["files", "consume", "--help"]], [["metrics", "--help"]]])(
-    "verq %j loads commander and none of the store, kysely, xstate, fastify, undici, zod or a database driver",
-    async (args) => {
-      const { run, modules } = await verqLoading(args);
+  it.each([
+    [["--help"]],
+    [["jobs", "--help"]],
+    [["relay", "--help"]],
+    [["files", "consume", "--help"]],
+    [["metrics", "--help"]],
+    [["viz", "--help"]],
+  ])("verq %j loads commander and none of the store, kysely, xstate, fastify, undici, zod or a database driver", async (args) => {
+    const { run, modules } = await verqLoading(args);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("Usage: verq");
+    const packages = packagesOf(modules);
+    expect(packages.has("commander")).toBe(true);
+    expect(HEAVY_FOR_HELP.filter((name) => packages.has(name))).toEqual([]);
+    expect(loadsWorkspacePackage(modules, "store")).toBe(false);
+    expect(loadsWorkspacePackage(modules, "core")).toBe(false);
+  });
+
+  it("verq viz --out loads @verq/core and xstate, and none of the store, kysely, a database driver or an HTTP edge", async () => {
+    const dir = tempDir("verq-viz-modules-");
+    try {
+      const { run, modules } = await verqLoading(["viz", "--out", dir.path]);
       expect(run.status).toBe(0);
-      expect(run.stdout).toContain("Usage: verq");
       const packages = packagesOf(modules);
-      expect(packages.has("commander")).toBe(true);
-      expect(HEAVY_FOR_HELP.filter((name) => packages.has(name))).toEqual([]);
+      expect(loadsWorkspacePackage(modules, "core")).toBe(true);
+      expect(packages.has("xstate")).toBe(true);
       expect(loadsWorkspacePackage(modules, "store")).toBe(false);
-      expect(loadsWorkspacePackage(modules, "core")).toBe(false);
-    },
-  );
+      expect(["kysely", "better-sqlite3", "pg", ...EDGES].filter((name) => packages.has(name))).toEqual([]);
+    } finally {
+      dir.remove();
+    }
+  });
 
   it("a usage error (an unknown option) is found before anything heavy is loaded", async () => {
     const { run, modules } = await verqLoading(["jobs", "stats", "--db", "x.sqlite", "--no-such-option"]);
