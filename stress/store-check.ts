@@ -33,7 +33,10 @@ export async function runStoreCheck(db: string): Promise<StoreCheckResult> {
   return {
     exitCode: run.status,
     ok: run.status === 0 && parsed.ok === true,
-    findings: parsed.ok === undefined ? [`verq check printed no report: ${run.stderr.trim() || run.stdout.trim()}`] : findings.slice(0, 20),
+    findings:
+      parsed.ok === undefined
+        ? [`verq check printed no report: ${run.stderr.trim() || run.stdout.trim()}`]
+        : findings.slice(0, 20),
     findingCount: findings.length,
     streams: parsed.checked?.streams ?? 0,
     events: parsed.checked?.events ?? 0,

@@ -4,10 +4,9 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { ManualClock, classifyCoreCall } from "@verq/core";
 import { FileLedger, GuidLedger, type VerqStore } from "@verq/store";
-import { ENGINES, createTestDatabase, engineAvailable, runVerq, tempDir, type TestDatabase } from "@verq/testing";
+import { ENGINES, createTestDatabase, engineAvailable, rawSql, runVerq, tempDir, type TestDatabase } from "@verq/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.ts";
-import { rawSql } from "../support/raw-sql.ts";
 
 let server: Server;
 let target: string;
@@ -38,7 +37,8 @@ async function verq(...args: string[]): Promise<{ code: number; out: string; err
  * state through the ledger (one DONE purged), file-queue messages with a duplicate.
  */
 async function work(db: string, store: VerqStore): Promise<void> {
-  for (const id of ["a", "b", "c"]) expect((await verq("jobs", "enqueue", "--db", db, "--id", id, "--payload", '{"q":1}', "--max-attempts", "1")).code).toBe(0);
+  for (const id of ["a", "b", "c"])
+    expect((await verq("jobs", "enqueue", "--db", db, "--id", id, "--payload", '{"q":1}', "--max-attempts", "1")).code).toBe(0);
   expect((await verq("jobs", "work", "--db", db, "--target", target, "--once", "--owner", "w1")).code).toBe(0);
   const refused = createServer((req, res) => req.resume().on("end", () => res.writeHead(422).end("{}")));
   await new Promise<void>((resolve) => refused.listen(0, "127.0.0.1", resolve));
@@ -98,13 +98,37 @@ const plant = (database: TestDatabase, streamId: string, version: number, type: 
  * and an UNKNOWN entry's events deleted by a purge that ignored its state.
  */
 async function plantFaults(database: TestDatabase, store: VerqStore): Promise<readonly string[]> {
-  await plant(database, "gap", 1, "job.enqueued", { id: "gap", payload: {}, maxAttempts: 5, deadline: 9e12, availableAt: 0, orderingKey: null, at: 5 });
+  await plant(database, "gap", 1, "job.enqueued", {
+    id: "gap",
+    payload: {},
+    maxAttempts: 5,
+    deadline: 9e12,
+    availableAt: 0,
+    orderingKey: null,
+    at: 5,
+  });
   await plant(database, "gap", 3, "job.claimed", { token: 1, owner: "w9", leaseUntil: 9e12, at: 6 });
-  await plant(database, "reset", 1, "job.enqueued", { id: "reset", payload: {}, maxAttempts: 5, deadline: 9e12, availableAt: 0, orderingKey: null, at: 5 });
+  await plant(database, "reset", 1, "job.enqueued", {
+    id: "reset",
+    payload: {},
+    maxAttempts: 5,
+    deadline: 9e12,
+    availableAt: 0,
+    orderingKey: null,
+    at: 5,
+  });
   await plant(database, "reset", 2, "job.claimed", { token: 1, owner: "w9", leaseUntil: 10, at: 6 });
   await plant(database, "reset", 3, "job.retryScheduled", { token: 1, availableAt: 20, at: 7 });
   await plant(database, "reset", 4, "job.claimed", { token: 1, owner: "w8", leaseUntil: 30, at: 21 });
-  await plant(database, "twice", 1, "job.enqueued", { id: "twice", payload: {}, maxAttempts: 5, deadline: 9e12, availableAt: 0, orderingKey: null, at: 5 });
+  await plant(database, "twice", 1, "job.enqueued", {
+    id: "twice",
+    payload: {},
+    maxAttempts: 5,
+    deadline: 9e12,
+    availableAt: 0,
+    orderingKey: null,
+    at: 5,
+  });
   await plant(database, "twice", 2, "job.claimed", { token: 1, owner: "w9", leaseUntil: 10, at: 6 });
   await plant(database, "twice", 3, "job.completed", { token: 1, at: 7 });
   await plant(database, "twice", 4, "job.completed", { token: 1, at: 8 });
@@ -138,11 +162,19 @@ for (const engine of ENGINES) {
       await work(database.db, store);
       const events = Number((await rawSql(database, "select count(*) as n from events"))[0]?.n);
       const clean = await verq("check", "--db", database.db);
-      expect(clean).toEqual({ code: 0, out: expect.stringMatching(/^ok: \d+ streams, \d+ events checked\n$/) as string, err: "" });
+      expect(clean).toEqual({
+        code: 0,
+        out: expect.stringMatching(/^ok: \d+ streams, \d+ events checked\n$/) as string,
+        err: "",
+      });
       expect(clean.out).toContain(`, ${events} events checked`);
       const json = await verq("check", "--db", database.db, "--json", "--batch-size", "3");
       expect(json.code).toBe(0);
-      expect(JSON.parse(json.out)).toMatchObject({ ok: true, findings: [], checked: { events, byStreamType: { guid: { streams: 4 }, message: { streams: 2 } } } });
+      expect(JSON.parse(json.out)).toMatchObject({
+        ok: true,
+        findings: [],
+        checked: { events, byStreamType: { guid: { streams: 4 }, message: { streams: 2 } } },
+      });
     });
 
     it("exits 1 with one line per planted fault (CODE stream detail), and lists them in --json", async () => {
@@ -162,7 +194,15 @@ for (const engine of ENGINES) {
     });
 
     it("as a child process: exit 1 and the finding line on stdout", async () => {
-      await plant(database, "x", 2, "job.enqueued", { id: "x", payload: 1, maxAttempts: 1, deadline: 9e12, availableAt: 0, orderingKey: null, at: 1 });
+      await plant(database, "x", 2, "job.enqueued", {
+        id: "x",
+        payload: 1,
+        maxAttempts: 1,
+        deadline: 9e12,
+        availableAt: 0,
+        orderingKey: null,
+        at: 1,
+      });
       const run = await runVerq(["check", "--db", database.db]);
       expect(run.status).toBe(1);
       expect(run.stdout.split("\n").filter(Boolean).sort()).toEqual([

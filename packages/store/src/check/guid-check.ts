@@ -1,4 +1,12 @@
-import { GUID_STREAM, coerceError, evolveGuid, newGuidEntry, type GuidEntry, type GuidEvent, type GuidEventType } from "@verq/core";
+import {
+  GUID_STREAM,
+  coerceError,
+  evolveGuid,
+  newGuidEntry,
+  type GuidEntry,
+  type GuidEvent,
+  type GuidEventType,
+} from "@verq/core";
 import { selectRowsByKeys } from "../sql/check/selectRowsByKeys.ts";
 import { selectRowsWithoutStream } from "../sql/check/selectRowsWithoutStream.ts";
 import { rowToEntry, type LedgerRow } from "../sql/ledger/ledgerRow.ts";
@@ -14,7 +22,17 @@ export interface GuidStreamAudit {
 
 // `guid.purged` is decided and deleted with its stream in one transaction: never found stored.
 const STORED_TYPES: readonly GuidEventType[] = ["guid.received", "guid.sent", "guid.done", "guid.unknown", "guid.failed"];
-const ENTRY_FIELDS = ["state", "code", "request", "response", "fingerprint", "attempts", "createdAt", "updatedAt", "version"] as const;
+const ENTRY_FIELDS = [
+  "state",
+  "code",
+  "request",
+  "response",
+  "fingerprint",
+  "attempts",
+  "createdAt",
+  "updatedAt",
+  "version",
+] as const;
 const HIDDEN = ["request", "response", "fingerprint"];
 
 /**
@@ -31,7 +49,11 @@ export const guidCheck: StreamTypeCheck<GuidStreamAudit> = {
     if (s.broken) return;
     const name = streamName(GUID_STREAM, s.guid);
     if (!(STORED_TYPES as readonly string[]).includes(stored.type)) {
-      report("EVENT_INVALID", name, `v${stored.version} has the type ${JSON.stringify(stored.type)}, never stored in a GUID's stream`);
+      report(
+        "EVENT_INVALID",
+        name,
+        `v${stored.version} has the type ${JSON.stringify(stored.type)}, never stored in a GUID's stream`,
+      );
       s.broken = true;
       return;
     }
@@ -45,7 +67,14 @@ export const guidCheck: StreamTypeCheck<GuidStreamAudit> = {
 
   async settle(db, streams, report) {
     const rows = new Map(
-      (await selectRowsByKeys<LedgerRow>(db, "ledger", "guid", streams.map((s) => s.guid))).map((r) => [r.guid, r]),
+      (
+        await selectRowsByKeys<LedgerRow>(
+          db,
+          "ledger",
+          "guid",
+          streams.map((s) => s.guid),
+        )
+      ).map((r) => [r.guid, r]),
     );
     for (const s of streams) {
       if (s.broken || s.entry.state === "NEW") continue;

@@ -1,4 +1,13 @@
-import { JOB_EVENT_TYPES, JOB_STREAM, canonicalJson, coerceError, evolveJob, newJob, type JobEvent, type JobStreamState } from "@verq/core";
+import {
+  JOB_EVENT_TYPES,
+  JOB_STREAM,
+  canonicalJson,
+  coerceError,
+  evolveJob,
+  newJob,
+  type JobEvent,
+  type JobStreamState,
+} from "@verq/core";
 import type { JobRow } from "../sql/jobs/jobRow.ts";
 import { rowToJob } from "../sql/jobs/jobRow.ts";
 import { selectRowsByKeys } from "../sql/check/selectRowsByKeys.ts";
@@ -75,8 +84,17 @@ export const jobCheck: StreamTypeCheck<JobStreamAudit> = {
           report("TOKEN_SKIP", name, `v${stored.version} job.claimed token ${token} after token ${before.token}`);
       } else if (event.type === "job.redriven") {
         if (event.data.previousToken !== before.token)
-          report("TOKEN_RESET", name, `v${stored.version} job.redriven previousToken ${event.data.previousToken}, the job's token is ${before.token}`);
-        s.redrives.push({ position: stored.position, previousToken: event.data.previousToken, note: event.data.note, at: event.data.at });
+          report(
+            "TOKEN_RESET",
+            name,
+            `v${stored.version} job.redriven previousToken ${event.data.previousToken}, the job's token is ${before.token}`,
+          );
+        s.redrives.push({
+          position: stored.position,
+          previousToken: event.data.previousToken,
+          note: event.data.note,
+          at: event.data.at,
+        });
       } else if (OUTCOMES.has(event.type)) {
         const token = (event.data as { token: number }).token;
         const earlier = s.finished.get(token);

@@ -1,4 +1,12 @@
-import { MESSAGE_EVENT_TYPES, MESSAGE_STREAM, coerceError, evolveMessage, newMessage, type Message, type MessageEvent } from "@verq/core";
+import {
+  MESSAGE_EVENT_TYPES,
+  MESSAGE_STREAM,
+  coerceError,
+  evolveMessage,
+  newMessage,
+  type Message,
+  type MessageEvent,
+} from "@verq/core";
 import { selectRowsByKeys } from "../sql/check/selectRowsByKeys.ts";
 import { selectRowsWithoutStream } from "../sql/check/selectRowsWithoutStream.ts";
 import type { MessageDuplicatesTable, MessagesTable, ProcessedTable } from "../sql/files/messageTables.ts";
@@ -104,14 +112,19 @@ export const messageCheck: StreamTypeCheck<MessageStreamAudit> = {
       batchSize,
       (after, limit) => selectRowsWithoutStream<MessagesTable>(db, "messages", "id", MESSAGE_STREAM, after, limit),
       (row) => row.id,
-      (row) => report("PROJECTION_ORPHAN", streamName(MESSAGE_STREAM, row.id), `messages row (state ${row.state}) without events`),
+      (row) =>
+        report("PROJECTION_ORPHAN", streamName(MESSAGE_STREAM, row.id), `messages row (state ${row.state}) without events`),
     );
     await eachPage(
       batchSize,
       (after, limit) => selectRowsWithoutStream<ProcessedTable>(db, "processed", "message_id", MESSAGE_STREAM, after, limit),
       (row) => row.message_id,
       (row) =>
-        report("PROJECTION_ORPHAN", streamName(MESSAGE_STREAM, row.message_id), `processed row ${JSON.stringify(row.msg_id)} without events`),
+        report(
+          "PROJECTION_ORPHAN",
+          streamName(MESSAGE_STREAM, row.message_id),
+          `processed row ${JSON.stringify(row.msg_id)} without events`,
+        ),
     );
     await eachPage(
       batchSize,
@@ -148,7 +161,8 @@ function compareProcessed(name: string, s: MessageStreamAudit, rows: readonly Pr
 function compareDuplicate(name: string, s: MessageStreamAudit, row: MessageDuplicatesTable | null, report: Report): void {
   if (row === null && s.duplicate === null) return;
   if (row === null) return report("PROJECTION_MISSING", name, "no message_duplicates row for its message.duplicated event");
-  if (s.duplicate === null) return report("PROJECTION_MISMATCH", name, "message_duplicates row without a message.duplicated event");
+  if (s.duplicate === null)
+    return report("PROJECTION_MISMATCH", name, "message_duplicates row without a message.duplicated event");
   const differences = describeDifferences({ ...row, at_ms: num(row.at_ms) }, s.duplicate, ["msg_id", "file", "at_ms"]);
   if (differences.length > 0) report("PROJECTION_MISMATCH", name, `message_duplicates row: ${differences.join(", ")}`);
 }

@@ -126,13 +126,25 @@ for (const engine of ENGINES) {
       const clock = new ManualClock(1_000);
       const queue = new JobQueue(store, { clock });
       await finishedJob(queue, "twice", "ok");
-      await plantEvent(store, { streamType: "job", streamId: "twice", version: 4, type: "job.completed", data: { token: 1, at: 1_500 } });
+      await plantEvent(store, {
+        streamType: "job",
+        streamId: "twice",
+        version: 4,
+        type: "job.completed",
+        data: { token: 1, at: 1_500 },
+      });
       // Worker 1's lease expires, worker 2 takes the job over with token 2; then worker 1's late finish is accepted.
       await queue.enqueue({ id: "stale", payload: {} });
       expect((await queue.claim("w1", { leaseMs: 1_000 }))?.token).toBe(1);
       clock.advance(1_000);
       expect((await queue.claim("w2", { leaseMs: 1_000 }))?.token).toBe(2);
-      await plantEvent(store, { streamType: "job", streamId: "stale", version: 5, type: "job.completed", data: { token: 1, at: 2_500 } });
+      await plantEvent(store, {
+        streamType: "job",
+        streamId: "stale",
+        version: 5,
+        type: "job.completed",
+        data: { token: 1, at: 2_500 },
+      });
       await store.rebuildProjections();
       expect(await lines(store)).toEqual([
         "DOUBLE_FINISH job/twice v4 job.completed token 1, already finished at v3",
@@ -147,7 +159,9 @@ for (const engine of ENGINES) {
       await buildEveryState(queue, clock);
       await relayAndFiles(store, clock);
       expect(await lines(store)).toEqual([]);
-      const [redriven] = (await sql<{ job_id: string; position: number }>`select job_id, position from redrives order by position`.execute(store.db)).rows;
+      const [redriven] = (
+        await sql<{ job_id: string; position: number }>`select job_id, position from redrives order by position`.execute(store.db)
+      ).rows;
       await sql`update jobs set token = 0 where id = 'done-1'`.execute(store.db);
       await sql`update jobs set payload = '{"quantity":99}' where id = 'pending-new'`.execute(store.db);
       await sql`delete from jobs where id = 'dead-permanent'`.execute(store.db);
@@ -155,7 +169,9 @@ for (const engine of ENGINES) {
         store.db,
       );
       await sql`update redrives set note = 'OPS-EDITED' where position = ${redriven!.position}`.execute(store.db);
-      await sql`insert into redrives (position, job_id, previous_token, at_ms, note) values (-1, 'done-1', 1, 5, 'OPS-9')`.execute(store.db);
+      await sql`insert into redrives (position, job_id, previous_token, at_ms, note) values (-1, 'done-1', 1, 5, 'OPS-9')`.execute(
+        store.db,
+      );
       await sql`update ledger set attempts = 2, response = 'edited' where guid = 'G-done'`.execute(store.db);
       await sql`delete from processed where msg_id = 'K2'`.execute(store.db);
       await sql`update messages set replays = 3 where id = 'c1'`.execute(store.db);
@@ -208,7 +224,13 @@ for (const engine of ENGINES) {
       await queue.enqueue({ id: "odd", payload: {} });
       await queue.enqueue({ id: "back", payload: {} });
       await plantEvent(store, { streamType: "job", streamId: "odd", version: 2, type: "job.teleported", data: { at: 1 } });
-      await plantEvent(store, { streamType: "job", streamId: "orphan-claim", version: 1, type: "job.claimed", data: { token: 1, owner: "w", leaseUntil: 5, at: 1 } });
+      await plantEvent(store, {
+        streamType: "job",
+        streamId: "orphan-claim",
+        version: 1,
+        type: "job.claimed",
+        data: { token: 1, owner: "w", leaseUntil: 5, at: 1 },
+      });
       await plantEvent(store, {
         streamType: "job",
         streamId: "back",

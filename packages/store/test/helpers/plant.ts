@@ -11,15 +11,11 @@ export async function plantEvent(
 ): Promise<void> {
   const at = (event.data as { at?: number }).at ?? 0;
   const data = JSON.stringify(event.data);
-  await (event.position === undefined
-    ? sql`insert into events (stream_type, stream_id, version, type, data, at_ms)
+  await (
+    event.position === undefined
+      ? sql`insert into events (stream_type, stream_id, version, type, data, at_ms)
         values (${event.streamType}, ${event.streamId}, ${event.version}, ${event.type}, ${data}, ${at})`
-    : sql`insert into events (position, stream_type, stream_id, version, type, data, at_ms)
+      : sql`insert into events (position, stream_type, stream_id, version, type, data, at_ms)
         values (${event.position}, ${event.streamType}, ${event.streamId}, ${event.version}, ${event.type}, ${data}, ${at})`
   ).execute(store.db);
-}
-
-/** Runs one statement of SQL on the store's database, behind every service. */
-export async function runSql(store: VerqStore, statement: ReturnType<typeof sql>): Promise<void> {
-  await statement.execute(store.db);
 }
