@@ -3,6 +3,8 @@ import { selectEventsBefore } from "../sql/check/selectEventsBefore.ts";
 import { streamName } from "./finding.ts";
 import type { StreamTypeCheck } from "./stream-check.ts";
 
+const GUIDS_PER_LOOKUP = 1_000;
+
 interface PurgeRecord {
   readonly version: number;
   readonly position: number;
@@ -43,7 +45,13 @@ export const ledgerAuditCheck: StreamTypeCheck<LedgerAuditStreamAudit> = {
     const pending = s.pending;
     s.pending = [];
     for (const purge of pending) {
-      for (const stream of await selectEventsBefore(db, GUID_STREAM, purge.guids, purge.position)) {
+      // A purge batch may list more GUIDs than one statement binds on every engine: looked up in slices.
+      const left = [];
+      for (let from = 0; from < purge.guids.length; from += GUIDS_PER_LOOKUP)
+        left.push(
+          ...(await selectEventsBefore(db, GUID_STREAM, purge.guids.slice(from, from + GUIDS_PER_LOOKUP), purge.position)),
+        );
+      for (const stream of left) {
         report(
           "PURGE_INCOMPLETE",
           streamName(GUID_STREAM, stream.streamId),
