@@ -5,7 +5,8 @@
  * - every job is `done` or `dead` with a reason;
  * - the receiver's effect count equals the number of `done` jobs;
  * - no (job, token) was handed out twice (each job's claims carry tokens 1, 2, 3, … once each);
- * - no stale finish was accepted (every outcome carries the token of the claim before it).
+ * - no stale finish was accepted (every outcome carries the token of the claim before it);
+ * - `verq check` finds nothing wrong with the queue's store (versions, tokens, finishes, projections).
  *
  * The queue's store is `--db`, as the CLI's `--db` takes it: a SQLite file or a PostgreSQL URL
  * (the soak's own temporary SQLite file by default). A PostgreSQL store must be empty: the soak
@@ -18,6 +19,7 @@ import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { JobQueue, MAX_BATCH_SIZE, openStore, type StoredEvent } from "@verq/store";
 import { spawnVerq, startReceiver, tempDir } from "@verq/testing";
+import { runStoreCheck, type StoreCheckResult } from "./store-check.ts";
 
 export interface JobsKillSoakOptions {
   readonly jobs: number;
@@ -46,6 +48,8 @@ export interface JobsKillSoakReport {
   readonly duplicatesStoppedAtReceiver: number;
   readonly duplicateClaims: number;
   readonly acceptedStaleFinishes: number;
+  /** `verq check` of the queue's store once every worker has stopped. */
+  readonly storeCheck: StoreCheckResult;
   readonly seconds: number;
 }
 
@@ -153,6 +157,8 @@ export async function runJobsKillSoak(options: JobsKillSoakOptions): Promise<Job
       acceptedStaleFinishes += audit.acceptedStaleFinishes;
     }
     const deadRows = await queue.list("dead", { limit: options.jobs });
+    const storeCheck = await runStoreCheck(queueDb);
+    log(`verq check: ${storeCheck.ok ? "ok" : storeCheck.findings.join("; ")}`);
     return {
       engine: store.dialect.name,
       jobs: stats.total,
@@ -167,6 +173,7 @@ export async function runJobsKillSoak(options: JobsKillSoakOptions): Promise<Job
       duplicatesStoppedAtReceiver: counts.requests - counts.effects,
       duplicateClaims,
       acceptedStaleFinishes,
+      storeCheck,
       seconds: (Date.now() - started) / 1000,
     };
   } finally {
@@ -211,7 +218,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     report.deadWithoutReason === 0 &&
     report.receiverEffects === report.done &&
     report.duplicateClaims === 0 &&
-    report.acceptedStaleFinishes === 0;
+    report.acceptedStaleFinishes === 0 &&
+    report.storeCheck.ok;
   console.log(ok ? "PASS" : "FAIL");
   process.exitCode = ok ? 0 : 1;
 }

@@ -10,7 +10,8 @@
  * run until every GUID is settled while the channel keeps resending. Afterwards:
  * - the test core processed every GUID at most once (SPEC G1, G9), and exactly once;
  * - every GUID is DONE in the ledger, and the channel's final answer is the core's answer;
- * - the core's balance is the opening balance minus every amount, once.
+ * - the core's balance is the opening balance minus every amount, once;
+ * - `verq check` finds nothing wrong with the ledger's store (versions, projections, purges).
  *
  * The ledger's store is `--db`, as the CLI's `--db` takes it: a SQLite file or a PostgreSQL URL
  * (the soak's own temporary SQLite file by default). A PostgreSQL store must be empty: the
@@ -26,6 +27,7 @@ import { GUID_CODES, GUID_STATES, type LedgerEntry } from "@verq/core";
 import type { ReprocessReport, ResolveReport } from "@verq/adapters";
 import { GuidLedger, openStore } from "@verq/store";
 import { runVerq, startRelayProcess, tempDir, TestCore, type RelayProcess, type TestBank } from "@verq/testing";
+import { runStoreCheck, type StoreCheckResult } from "./store-check.ts";
 
 /** The relay failpoints, in the order the soak visits them (docs/failpoints.md). */
 export const RELAY_FAILPOINTS = ["relay.afterClaim", "relay.afterCoreCall", "relay.afterRecord"] as const;
@@ -104,6 +106,8 @@ export interface RelayKillSoakReport {
   readonly coreCalls: number;
   readonly coreCallsPerGuidMax: number;
   readonly audit: RelaySoakAudit;
+  /** `verq check` of the ledger's store once the last relay has stopped. */
+  readonly storeCheck: StoreCheckResult;
   /** From starting the clean relay until every GUID was settled. */
   readonly settleSeconds: number;
   readonly seconds: number;
@@ -172,9 +176,9 @@ export function auditRelaySoak(facts: RelaySoakFacts): RelaySoakAudit {
   return { processedTwice, notDone, doneWithoutCall, answerMismatches, strayCalls, expectedBalance, balanceMatches, ok };
 }
 
-/** The soak passes when the audit holds and no relay died for a reason the soak did not cause. */
+/** The soak passes when the audit holds, `verq check` finds nothing and no relay died for a reason the soak did not cause. */
 export function relaySoakPassed(report: RelayKillSoakReport): boolean {
-  return report.audit.ok && report.unexpectedExits === 0 && report.coreCallsPerGuidMax === 1;
+  return report.audit.ok && report.unexpectedExits === 0 && report.coreCallsPerGuidMax === 1 && report.storeCheck.ok;
 }
 
 /**
@@ -463,6 +467,8 @@ export async function runRelayKillSoak(options: RelayKillSoakOptions): Promise<R
     for (const entry of await ledger.list(GUID_STATES, 2 * options.guids)) entries.set(entry.guid, entry);
     const audit = auditRelaySoak({ amounts, bank: core.bank, openingBalance, entries, answers: channel.answers });
     const events = await eventFigures(store);
+    const storeCheck = await runStoreCheck(db);
+    log(`verq check: ${storeCheck.ok ? "ok" : storeCheck.findings.join("; ")}`);
     return {
       engine: store.dialect.name,
       guids: options.guids,
@@ -486,6 +492,7 @@ export async function runRelayKillSoak(options: RelayKillSoakOptions): Promise<R
       coreCalls: core.totalCalls,
       coreCallsPerGuidMax: [...core.bank.callsByGuid().values()].reduce((max, n) => Math.max(max, n), 0),
       audit,
+      storeCheck,
       settleSeconds,
       seconds: (Date.now() - started) / 1000,
     };

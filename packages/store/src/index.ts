@@ -46,3 +46,5 @@ export type { OrderCheck, OrderProblem } from "./sql/files/checkMessageOrder.ts"
 export type { MessageDuplicate } from "./sql/files/selectMessageDuplicates.ts";
 export type { MessageStats } from "./sql/files/selectMessageStats.ts";
 export type { ProcessedTable } from "./sql/files/messageTables.ts";
+export { checkStore, type CheckOptions, type CheckReport } from "./check/check-store.ts";
+export { FINDING_CODES, formatFinding, type Finding, type FindingCode } from "./check/finding.ts";

@@ -17,3 +17,4 @@ export {
   type TestDatabase,
 } from "./engines/test-database.ts";
 export { holdWriteLock } from "./engines/hold-write-lock.ts";
+export { rawSql } from "./engines/raw-sql.ts";

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { registerCheckCommands } from "./check-commands.ts";
 import { EXIT } from "./exit-codes.ts";
 import { registerFilesCommands } from "./files-commands.ts";
 import { registerJobsCommands } from "./jobs-commands.ts";
@@ -38,6 +39,7 @@ export function buildProgram(
   registerFilesCommands(program, context);
   registerMetricsCommands(program, context);
   registerVizCommands(program, context);
+  registerCheckCommands(program, context);
   return program;
 }
 

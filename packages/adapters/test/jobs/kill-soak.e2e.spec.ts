@@ -29,6 +29,9 @@ for (const engine of ENGINES) {
       expect(report.receiverEffects).toBe(report.done);
       expect(report.duplicateClaims).toBe(0);
       expect(report.acceptedStaleFinishes).toBe(0);
+      // The soak ends with `verq check` of the queue's store, as a child process: nothing found.
+      expect(report.storeCheck).toMatchObject({ exitCode: 0, ok: true, findings: [], findingCount: 0 });
+      expect(report.storeCheck.streams).toBe(600);
     }, 120_000);
   });
 }

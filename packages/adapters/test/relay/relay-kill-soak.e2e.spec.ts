@@ -34,6 +34,9 @@ for (const engine of ENGINES) {
         balanceMatches: true,
         ok: true,
       });
+      // The soak ends with `verq check` of the ledger's store, as a child process: nothing found.
+      expect(report.storeCheck).toMatchObject({ exitCode: 0, ok: true, findings: [], findingCount: 0 });
+      expect(report.storeCheck.events).toBeGreaterThanOrEqual(120 * 3);
       expect(report.coreCalls).toBe(120);
       expect(report.coreCallsPerGuidMax).toBe(1);
       expect(relaySoakPassed(report)).toBe(true);

@@ -1,0 +1,41 @@
+import { checkStore, formatFinding } from "@verq/store";
+import { parseWholeNumber, runCommand, withStore } from "./common.ts";
+import { EXIT } from "./exit-codes.ts";
+import type { DbOptions } from "./options.ts";
+import type { CliContext } from "./output.ts";
+
+/*
+ * The action of `verq check`, loaded by ./check-commands.ts when it runs: the store, nothing else.
+ */
+
+/** The options of `verq check`. */
+export interface CheckCommandOptions extends DbOptions {
+  readonly batchSize: string;
+}
+
+/**
+ * `verq check`: reads every stream and projection of the store and prints one line per finding
+ * (`CODE stream detail`) as it is found, then a summary; exit 0 when clean, 1 with findings. With
+ * `--json`, one object: `{"ok","findings":[{code,stream,detail}],"checked":{…}}`. A SQLite file
+ * that does not exist is exit 4 and is not created.
+ */
+export const check = (context: CliContext, o: CheckCommandOptions): Promise<void> =>
+  runCommand(context, o, () => {
+    const batchSize = parseWholeNumber(o.batchSize, "--batch-size", { min: 1, max: 10_000 });
+    const json = o.json === true;
+    return withStore(
+      o.db,
+      async (store) => {
+        const report = await checkStore(store, {
+          batchSize,
+          ...(json ? {} : { onFinding: (finding) => context.io.out(formatFinding(finding)) }),
+        });
+        const { streams, events } = report.checked;
+        if (json) context.io.out(JSON.stringify(report));
+        else if (report.ok) context.io.out(`ok: ${streams} streams, ${events} events checked`);
+        else context.io.err(`verq: check found ${report.findings.length} problems in ${streams} streams, ${events} events`);
+        return report.ok ? EXIT.ok : EXIT.failed;
+      },
+      { mustExist: true },
+    );
+  });
