@@ -55,7 +55,13 @@ export {
   type JobStreamState,
   type NewJob,
 } from "./job.types.ts";
-export { lockCommands, type LockAcquireCommand, type LockCommand, type LockHeartbeatCommand, type LockReleaseCommand } from "./lock.commands.ts";
+export {
+  lockCommands,
+  type LockAcquireCommand,
+  type LockCommand,
+  type LockHeartbeatCommand,
+  type LockReleaseCommand,
+} from "./lock.commands.ts";
 export { createLockDecider, decideLock, type LockDecider, type LockDecision } from "./lock.decide.ts";
 export {
   LOCK_EVENT_TYPES,

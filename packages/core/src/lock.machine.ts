@@ -66,7 +66,13 @@ export const lockMachine = setup({
       const { owner, token, since } = context.lock;
       return record(
         context,
-        lockEvents.extended({ owner: owner ?? "", token, since: since ?? 0, leaseUntil: event.now + event.leaseMs, at: event.now }),
+        lockEvents.extended({
+          owner: owner ?? "",
+          token,
+          since: since ?? 0,
+          leaseUntil: event.now + event.leaseMs,
+          at: event.now,
+        }),
       );
     }),
     release: assign(({ context, event }) => {

@@ -89,7 +89,11 @@ for (const [execution, decide] of DECIDERS) {
         const free = accepted(decide(held, release(1, now)));
         expect(free).toMatchObject({ state: "free", owner: null, token: 1, since: null, leaseUntil: null, version: 2 });
         expect(decide(free, release(1, now + 1))).toMatchObject({ accepted: false, refusal: "not-held" });
-        expect(accepted(decide(free, acquire("ops-3:30", now + 1)))).toMatchObject({ state: "held", owner: "ops-3:30", token: 2 });
+        expect(accepted(decide(free, acquire("ops-3:30", now + 1)))).toMatchObject({
+          state: "held",
+          owner: "ops-3:30",
+          token: 2,
+        });
       }
     });
   });
