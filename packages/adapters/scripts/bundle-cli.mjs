@@ -19,7 +19,7 @@ await build({
   target: "node20",
   // verq-source: the workspace packages from their sources; module: xstate's ES build.
   conditions: ["verq-source", "module"],
-  external: ["better-sqlite3", "pg", "commander", "fastify", "undici", "zod"],
+  external: ["better-sqlite3", "pg", "commander", "fastify", "undici", "zod", "cli-progress"],
   sourcemap: true,
   sourcesContent: true,
   legalComments: "inline",

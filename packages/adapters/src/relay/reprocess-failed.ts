@@ -34,8 +34,8 @@ export interface ReprocessReport {
   readonly atCap: number;
   /** UNKNOWN entries seen and skipped: they are settled by resolve, never reprocessed. */
   readonly skippedUnknown: number;
-  /** True when `pace` stopped the run before every listed entry was handled. */
-  readonly interrupted: boolean;
+  /** Present (true) only when `pace` stopped the run before every listed entry was handled. */
+  readonly interrupted?: true;
 }
 
 /**
@@ -100,6 +100,6 @@ export async function reprocessFailed(
     notDone: sent.filter((i) => i.state !== "DONE").length,
     atCap: refused.filter((i) => i.refusal === "attempts-exhausted").length,
     skippedUnknown: refused.filter((i) => i.state === "UNKNOWN").length,
-    interrupted,
+    ...(interrupted ? { interrupted: true as const } : {}),
   };
 }

@@ -12,8 +12,8 @@ export interface ResolveReport {
   readonly young: readonly string[];
   /** Inquiries that failed or gave no usable answer: the entry is left UNKNOWN. */
   readonly errors: readonly { readonly guid: string; readonly reason: string }[];
-  /** True when `pace` stopped the run before every listed entry was handled. */
-  readonly interrupted: boolean;
+  /** Present (true) only when `pace` stopped the run before every listed entry was handled. */
+  readonly interrupted?: true;
 }
 
 /**
@@ -58,7 +58,7 @@ export async function resolveUnknown(
     (change.entry.state === "DONE" ? done : failed).push(entry.guid);
   }
   if (!interrupted) options.onProgress?.(entries.length, entries.length);
-  return { done, failed, young, errors, interrupted };
+  return { done, failed, young, errors, ...(interrupted ? { interrupted: true as const } : {}) };
 }
 
 function describeInquiryError(result: CoreInquiryResult): string {

@@ -145,7 +145,7 @@ describe("verq jobs redrive --all as a real process", () => {
         stdio: ["pipe", "pipe", "pipe"],
       },
     );
-    const done = exited(child as ReturnType<typeof spawnVerq>);
+    const done = exited(child);
     for (let i = 0; i < 250; i++) child.stdin.write(`${JSON.stringify({ id: `in-${i}`, payload: { i } })}\n`);
     child.stdin.end();
     const run = await done;
