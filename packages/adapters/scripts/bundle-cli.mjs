@@ -3,8 +3,9 @@
 // bundled because a CLI pays for every module it loads on every start: kysely alone is 263
 // modules, and Node 20 has no compile cache. Bundled: the CLI, @verq/core and @verq/store from
 // their sources, kysely and xstate (their ES builds). Left to the installed packages: commander,
-// the native better-sqlite3, pg (loaded only for a PostgreSQL store), and fastify, undici, zod and
-// prom-client, which only the commands that serve or call HTTP, read messages or serve metrics load. See docs/adr/0010-cli-start.md.
+// the native better-sqlite3, pg (loaded only for a PostgreSQL store), and fastify, undici, zod,
+// prom-client and cli-progress, which only the commands that serve or call HTTP, read messages,
+// serve metrics or draw a progress bar load. See docs/adr/0010-cli-start.md.
 import { build } from "esbuild";
 
 await build({
@@ -19,7 +20,7 @@ await build({
   target: "node20",
   // verq-source: the workspace packages from their sources; module: xstate's ES build.
   conditions: ["verq-source", "module"],
-  external: ["better-sqlite3", "pg", "commander", "fastify", "undici", "zod", "prom-client"],
+  external: ["better-sqlite3", "pg", "commander", "fastify", "undici", "zod", "prom-client", "cli-progress"],
   sourcemap: true,
   sourcesContent: true,
   legalComments: "inline",

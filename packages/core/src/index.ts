@@ -59,6 +59,28 @@ export {
   type JobStreamState,
   type NewJob,
 } from "./job.types.ts";
+export {
+  lockCommands,
+  type LockAcquireCommand,
+  type LockCommand,
+  type LockHeartbeatCommand,
+  type LockReleaseCommand,
+} from "./lock.commands.ts";
+export { createLockDecider, decideLock, type LockDecider, type LockDecision } from "./lock.decide.ts";
+export {
+  LOCK_EVENT_TYPES,
+  LOCK_STREAM,
+  lockEvents,
+  type LockAcquired,
+  type LockEvent,
+  type LockEventType,
+  type LockExpired,
+  type LockExtended,
+  type LockReleased,
+} from "./lock.events.ts";
+export { evolveLock, foldLock } from "./lock.evolve.ts";
+export { lockMachine, type LockMachine, type LockMachineContext, type LockRefusal } from "./lock.machine.ts";
+export { BULK_REDRIVE_LOCK, newLock, type LockState, type OperatorLock } from "./lock.types.ts";
 export { seededRng, type Rng } from "./random.ts";
 export { REDRIVE_NOTE_MAX_LENGTH, REDRIVE_NOTE_PATTERN, isValidRedriveNote } from "./redrive-note.ts";
 export {

@@ -42,6 +42,8 @@ export {
   type SettleInput,
   type SettleResult,
 } from "./file-ledger.ts";
+export { OperatorLocks, type AcquireResult, type HeldLock, type OperatorLocksOptions } from "./operator-locks.ts";
+export type { DeadCursor, DeadFilter } from "./sql/jobs/selectDeadPage.ts";
 export type { OrderCheck, OrderProblem } from "./sql/files/checkMessageOrder.ts";
 export type { MessageDuplicate } from "./sql/files/selectMessageDuplicates.ts";
 export type { MessageStats } from "./sql/files/selectMessageStats.ts";

@@ -51,6 +51,8 @@ import { selectClaimCandidates } from "./sql/jobs/selectClaimCandidates.ts";
 import { selectJob } from "./sql/jobs/selectJob.ts";
 import { selectJobStats, type JobStats } from "./sql/jobs/selectJobStats.ts";
 import { selectJobsByState } from "./sql/jobs/selectJobsByState.ts";
+import { countDeadJobs } from "./sql/jobs/countDeadJobs.ts";
+import { selectDeadPage, type DeadCursor, type DeadFilter } from "./sql/jobs/selectDeadPage.ts";
 import { selectOriginalWindow } from "./sql/jobs/selectOriginalWindow.ts";
 import { jobStream } from "./streams/job-stream.ts";
 
@@ -495,6 +497,21 @@ export class JobQueue {
       }
     }
     return { redriven, deferred: dead.length - redriven.length };
+  }
+
+  /**
+   * One page of dead jobs matching `filter` (a reason, dead at or before a time), oldest death
+   * first, strictly after `after` (the last job of the previous page): a bulk operation walks
+   * every page without skipping or repeating a job while others leave the dead state.
+   */
+  async deadPage(filter: DeadFilter, after: DeadCursor | null, limit: number): Promise<Job[]> {
+    checkBatchSize(limit);
+    return selectDeadPage(this.#store.db, filter, after, limit);
+  }
+
+  /** How many dead jobs match `filter` now. */
+  async countDead(filter: DeadFilter = {}): Promise<number> {
+    return countDeadJobs(this.#store.db, filter);
   }
 
   /** Dead-letter and lease statistics (SPEC J7). */

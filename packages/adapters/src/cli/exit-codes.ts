@@ -13,6 +13,8 @@ export const EXIT = {
   refused: 3,
   /** A named thing does not exist (unknown job id, unknown GUID, missing file). Nothing was changed. */
   notFound: 4,
+  /** Stopped by SIGINT or SIGTERM after the item in progress (bulk commands); a rerun continues. */
+  interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -1,11 +1,13 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import type { DeadOptions, EnqueueOptions, FinishOptions, RedriveOptions } from "./jobs-actions.ts";
+import type { EnqueueFromOptions, RedriveAllOptions } from "./jobs-bulk.ts";
 import type { WorkOptions } from "./jobs-work.ts";
 import { dbOption, jsonOption, type DbOptions } from "./options.ts";
 import type { CliContext } from "./output.ts";
 
-// Loaded when a command runs: the store for all, the HTTP sender only for `work`.
+// Loaded when a command runs: the store for all, the HTTP sender only for `work`, the bulk forms only for `--from` and `--all`.
 const actions = () => import("./jobs-actions.ts");
+const bulk = () => import("./jobs-bulk.ts");
 const worker = () => import("./jobs-work.ts");
 
 /** `verq jobs …`: enqueue, work, finish, stats, dead, redrive, show. */
@@ -14,15 +16,29 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
 
   jobs
     .command("enqueue")
-    .description("add a job; the same id with the same payload again is a no-op")
+    .description(
+      "add a job (--id, --payload), or one job per NDJSON line (--from); the same id with the same payload again is a no-op",
+    )
     .addOption(dbOption())
-    .requiredOption("--id <id>", "business id of the job")
-    .requiredOption("--payload <json>", "the job's payload as JSON")
+    .option("--id <id>", "business id of the job")
+    .option("--payload <json>", "the job's payload as JSON")
     .option("--max-attempts <n>", "attempt budget", "5")
     .option("--deadline <duration>", "absolute deadline, as a duration from now (e.g. 24h)", "24h")
     .option("--ordering-key <key>", "run jobs of one key one at a time, in order")
+    .addOption(
+      new Option(
+        "--from <file>",
+        'NDJSON, one job a line: {"id","payload","maxAttempts"?,"deadline"?,"orderingKey"?}; - for stdin',
+      ).conflicts(["id", "payload", "orderingKey"]),
+    )
+    .option("--chunk <n>", "with --from: lines per transaction (1-1000)", "500")
     .addOption(jsonOption())
-    .action(async (o: EnqueueOptions) => (await actions()).enqueue(context, o));
+    .action(async (o: EnqueueOptions & Partial<EnqueueFromOptions>) => {
+      if (o.from !== undefined) return (await bulk()).enqueueFrom(context, { ...o, from: o.from, chunk: o.chunk ?? "500" });
+      if (o.id === undefined || o.payload === undefined)
+        return usage(context, o.json, "jobs enqueue needs --id and --payload, or --from FILE");
+      return (await actions()).enqueue(context, { ...o, id: o.id, payload: o.payload });
+    });
 
   jobs
     .command("work")
@@ -69,13 +85,34 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
 
   jobs
     .command("redrive")
-    .description("put a dead job back to pending with a fresh budget; needs a ticket id as the note")
-    .argument("<id>", "job id")
+    .description(
+      "put a dead job back to pending with a fresh budget, or every matching dead job with --all at --rate; needs a ticket id as the note",
+    )
+    .argument("[id]", "job id (or --all)")
     .addOption(dbOption())
     .requiredOption("--note <ticket>", "ticket id, e.g. OPS-1234 (ASCII letters, digits, . _ - : # /)")
     .option("--deadline <duration>", "new deadline as a duration from now (default: the job's original window)")
+    .option("--all", "every dead job matching --reason and --older-than, oldest first, one audited redrive each")
+    .option("--rate <n/s>", "with --all: at most N redrives per second (N/s) or minute (N/m)")
+    .option("--reason <reason>", "with --all: only jobs dead for this reason (permanent, exhausted or deadline)")
+    .option("--older-than <duration>", "with --all: only jobs dead for at least this long")
+    .option("--dry-run", "with --all: list what would be redriven and change nothing")
+    .option("--owner <name>", "with --all: the name the bulk-redrive lock records (default host:pid)")
+    .option("--lease <duration>", "with --all: the lock's lease, renewed every third while the run goes on", "30s")
     .addOption(jsonOption())
-    .action(async (id: string, o: RedriveOptions) => (await actions()).redrive(context, id, o));
+    .action(async (id: string | undefined, o: RedriveOptions & Partial<RedriveAllOptions> & { all?: boolean }) => {
+      const bulkOnly = ["rate", "reason", "olderThan", "dryRun", "owner"] as const;
+      if (o.all === true) {
+        if (id !== undefined) return usage(context, o.json, "jobs redrive takes a job id or --all, not both");
+        const { defaultOwner, redriveAll } = await bulk();
+        return redriveAll(context, { ...o, owner: o.owner ?? defaultOwner(), lease: o.lease ?? "30s" });
+      }
+      if (id === undefined) return usage(context, o.json, "jobs redrive needs a job id, or --all --rate N/s");
+      const stray = bulkOnly.find((k) => o[k] !== undefined);
+      if (stray !== undefined)
+        return usage(context, o.json, `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --all`);
+      return (await actions()).redrive(context, id, o);
+    });
 
   jobs
     .command("show")
@@ -84,4 +121,11 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
     .addOption(dbOption())
     .addOption(jsonOption())
     .action(async (id: string, o: DbOptions) => (await actions()).show(context, id, o));
+}
+
+/** A usage error found while dispatching (exit 2), printed the way every command prints errors (JSON on stdout with `--json`). */
+function usage(context: CliContext, json: boolean | undefined, message: string): void {
+  if (json === true) context.io.out(JSON.stringify({ error: { code: "VERQ_INVALID_ARGUMENT", message } }));
+  else context.io.err(`verq: VERQ_INVALID_ARGUMENT: ${message}`);
+  context.setExitCode(2);
 }

@@ -19,6 +19,7 @@ function withCoreOptions(command: Command, what: { timeoutOf: string; limitOf: s
     .requiredOption("--core <url>", "the core's base URL")
     .option("--core-timeout <duration>", `timeout of ${what.timeoutOf}`, "10s")
     .option("--limit <n>", `look at most at this many ${what.limitOf}, oldest first`, "1000")
+    .option("--rate <n/s>", "at most N calls to the core per second (N/s) or minute (N/m); a progress bar on a terminal")
     .addOption(jsonOption());
 }
 

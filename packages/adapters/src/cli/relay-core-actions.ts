@@ -1,9 +1,13 @@
 import type { CoreClient } from "../relay/core-client.ts";
 import { createHttpCoreClient } from "../relay/http-core-client.ts";
-import { parseDuration, parseWholeNumber, runCommand } from "./common.ts";
+import type { BulkPacing } from "../relay/bulk-pacing.ts";
+import { Pacer, formatRate, parseRate, type Rate } from "../operators/rate.ts";
+import { clockFromEnv } from "./clock-from-env.ts";
+import { onStopSignal, parseDuration, parseWholeNumber, runCommand } from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { DbOptions } from "./options.ts";
 import { emit, type CliContext } from "./output.ts";
+import { startProgress } from "./progress.ts";
 import { list, withRelay } from "./relay-actions.ts";
 
 /*
@@ -15,6 +19,40 @@ import { list, withRelay } from "./relay-actions.ts";
 export interface CoreOptions extends DbOptions {
   readonly core: string;
   readonly coreTimeout: string;
+  readonly rate?: string;
+}
+
+/**
+ * The pacing of `--rate` (none without it), a progress bar on a terminal, and SIGINT/SIGTERM
+ * stopping the run before its next call to the core; `run` gets them as {@link BulkPacing}.
+ * Resolves to what `run` returned and the seconds it took.
+ */
+async function paced<T>(
+  o: CoreOptions,
+  label: string,
+  rate: Rate | undefined,
+  run: (pacing: BulkPacing) => Promise<T>,
+): Promise<{ report: T; seconds: string }> {
+  const clock = clockFromEnv();
+  const pacer = rate === undefined ? null : new Pacer(rate, clock);
+  const progress = await startProgress(label, { json: o.json === true });
+  const stop = new AbortController();
+  const off = onStopSignal(() => stop.abort());
+  const started = Date.now();
+  try {
+    const report = await run({
+      pace: async () => {
+        if (pacer !== null && !(await pacer.admit(stop.signal))) return false;
+        pacer?.mark(clock.now());
+        return !stop.signal.aborted;
+      },
+      onProgress: (done, total) => progress.update(done, total, {}),
+    });
+    return { report, seconds: ((Date.now() - started) / 1_000).toFixed(1) };
+  } finally {
+    progress.stop();
+    off();
+  }
 }
 
 /** The core client of `--core` and `--core-timeout`; throws `VERQ_INVALID_ARGUMENT` for a bad URL or duration. */
@@ -32,15 +70,19 @@ export const resolve = (context: CliContext, o: ResolveOptions): Promise<void> =
   runCommand(context, o, () => {
     const minAgeMs = parseDuration(o.minAge, "--min-age");
     const limit = parseWholeNumber(o.limit, "--limit", { min: 1 });
+    const rate = o.rate === undefined ? undefined : parseRate(o.rate);
     return withRelay(o.db, coreFrom(o), async (service) => {
-      const report = await service.resolve({ minAgeMs, limit });
+      const { report, seconds } = await paced(o, "resolve", rate, (pacing) => service.resolve({ minAgeMs, limit, ...pacing }));
       emit(context.io, o.json === true, report, () =>
         [
+          ...(report.interrupted ? ["interrupted: the entries not reached are left UNKNOWN (a rerun continues)"] : []),
           `resolved: DONE ${report.done.length}${list(report.done)}, FAILED ${report.failed.length}${list(report.failed)}`,
           `younger than the min age (left UNKNOWN): ${report.young.length}${list(report.young)}`,
           `inquiry errors (left UNKNOWN): ${report.errors.length}${report.errors.length === 0 ? "" : ` (${report.errors.map((e) => `${e.guid}: ${e.reason}`).join(", ")})`}`,
+          `in ${seconds} s${rate === undefined ? "" : ` at ${formatRate(rate)}`}`,
         ].join("\n"),
       );
+      if (report.interrupted) return EXIT.interrupted;
       return report.errors.length > 0 ? EXIT.failed : EXIT.ok;
     });
   });
@@ -56,16 +98,21 @@ export const reprocess = (context: CliContext, o: ReprocessOptions): Promise<voi
   runCommand(context, o, () => {
     const maxAttempts = parseWholeNumber(o.maxAttempts, "--max-attempts", { min: 1 });
     const limit = parseWholeNumber(o.limit, "--limit", { min: 1 });
+    const rate = o.rate === undefined ? undefined : parseRate(o.rate);
     return withRelay(o.db, coreFrom(o), async (service) => {
-      const report = await service.reprocess({ maxAttempts, limit });
+      const { report, seconds } = await paced(o, "reprocess", rate, (pacing) =>
+        service.reprocess({ maxAttempts, limit, ...pacing }),
+      );
       emit(context.io, o.json === true, report, () =>
         [
+          ...(report.interrupted ? ["interrupted: the entries not reached are left as they were (a rerun continues)"] : []),
           ...report.items
             .filter((i) => i.outcome === "sent")
             .map((i) => `${i.guid} sent again (attempt ${i.attempts}) -> ${i.state}${i.outcome === "sent" ? ` ${i.code}` : ""}`),
-          `reprocessed: DONE ${report.done}, not DONE ${report.notDone}; at the attempt cap ${report.atCap}; UNKNOWN skipped (resolve them) ${report.skippedUnknown}`,
+          `reprocessed: DONE ${report.done}, not DONE ${report.notDone}; at the attempt cap ${report.atCap}; UNKNOWN skipped (resolve them) ${report.skippedUnknown}; in ${seconds} s${rate === undefined ? "" : ` at ${formatRate(rate)}`}`,
         ].join("\n"),
       );
+      if (report.interrupted) return EXIT.interrupted;
       return report.notDone > 0 ? EXIT.failed : EXIT.ok;
     });
   });

@@ -4,6 +4,7 @@ import type { CoreClient } from "./core-client.ts";
 import { failpoint } from "../failpoints.ts";
 import { deliver, type RelayBoundary, type RelayContext } from "./relay-context.ts";
 import { badRequestReply, payloadMismatchReply, replyFor, type RelayReply } from "./relay-reply.ts";
+import type { BulkPacing } from "./bulk-pacing.ts";
 import { reprocessFailed, type ReprocessReport } from "./reprocess-failed.ts";
 import { resolveUnknown, type ResolveReport } from "./resolve-unknown.ts";
 
@@ -82,12 +83,12 @@ export class RelayService {
   }
 
   /** Settles UNKNOWN entries at least `minAgeMs` old by the core's inquiry (SPEC G5). */
-  async resolve(options: { minAgeMs: number; limit?: number }): Promise<ResolveReport> {
+  async resolve(options: { minAgeMs: number; limit?: number } & BulkPacing): Promise<ResolveReport> {
     return resolveUnknown(this.#context, options);
   }
 
   /** Sends FAILED entries again with the same GUID, below `maxAttempts`; never UNKNOWN (SPEC G6). */
-  async reprocess(options: { maxAttempts: number; limit?: number }): Promise<ReprocessReport> {
+  async reprocess(options: { maxAttempts: number; limit?: number } & BulkPacing): Promise<ReprocessReport> {
     checkMaxAttempts(options.maxAttempts);
     return reprocessFailed(this.#context, options);
   }

@@ -1,4 +1,5 @@
 import { isGuidError, type GuidRefusal, type GuidState, type LedgerEntry } from "@verq/core";
+import type { BulkPacing } from "./bulk-pacing.ts";
 import { deliver, type RelayContext } from "./relay-context.ts";
 
 /** What reprocessing one entry did. */
@@ -33,6 +34,8 @@ export interface ReprocessReport {
   readonly atCap: number;
   /** UNKNOWN entries seen and skipped: they are settled by resolve, never reprocessed. */
   readonly skippedUnknown: number;
+  /** Present (true) only when `pace` stopped the run before every listed entry was handled. */
+  readonly interrupted?: true;
 }
 
 /**
@@ -40,7 +43,14 @@ export interface ReprocessReport {
  * the stored request goes to the core under the same GUID, and the outcome is recorded as for a
  * channel request.
  */
-async function reprocessOne(context: RelayContext, entry: LedgerEntry, maxAttempts: number): Promise<ReprocessItem> {
+async function reprocessOne(
+  context: RelayContext,
+  entry: LedgerEntry,
+  maxAttempts: number,
+  pace: BulkPacing["pace"],
+): Promise<ReprocessItem | null> {
+  // Every listed entry takes a slot: the machine, not this loop, tells which ones are sent.
+  if (pace !== undefined && !(await pace())) return null;
   const change = await context.ledger.reprocess(entry.guid, maxAttempts).catch((error: unknown) => {
     if (isGuidError(error, "VERQ_UNKNOWN_GUID")) return null;
     throw error;
@@ -67,12 +77,21 @@ async function reprocessOne(context: RelayContext, entry: LedgerEntry, maxAttemp
  */
 export async function reprocessFailed(
   context: RelayContext,
-  options: { maxAttempts: number; limit?: number },
+  options: { maxAttempts: number; limit?: number } & BulkPacing,
 ): Promise<ReprocessReport> {
   const items: ReprocessItem[] = [];
-  for (const entry of await context.ledger.list(["FAILED", "UNKNOWN"], options.limit ?? 1_000)) {
-    items.push(await reprocessOne(context, entry, options.maxAttempts));
+  const entries = await context.ledger.list(["FAILED", "UNKNOWN"], options.limit ?? 1_000);
+  let interrupted = false;
+  for (const entry of entries) {
+    options.onProgress?.(items.length, entries.length);
+    const item = await reprocessOne(context, entry, options.maxAttempts, options.pace);
+    if (item === null) {
+      interrupted = true;
+      break;
+    }
+    items.push(item);
   }
+  if (!interrupted) options.onProgress?.(entries.length, entries.length);
   const sent = items.filter((i) => i.outcome === "sent");
   const refused = items.filter((i) => i.outcome === "refused");
   return {
@@ -81,5 +100,6 @@ export async function reprocessFailed(
     notDone: sent.filter((i) => i.state !== "DONE").length,
     atCap: refused.filter((i) => i.refusal === "attempts-exhausted").length,
     skippedUnknown: refused.filter((i) => i.state === "UNKNOWN").length,
+    ...(interrupted ? { interrupted: true as const } : {}),
   };
 }

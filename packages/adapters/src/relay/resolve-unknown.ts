@@ -1,4 +1,5 @@
 import { classifyInquiry, isGuidError, type CoreInquiryResult } from "@verq/core";
+import type { BulkPacing } from "./bulk-pacing.ts";
 import type { RelayContext } from "./relay-context.ts";
 
 /** What one resolve run did (SPEC G5). */
@@ -11,6 +12,8 @@ export interface ResolveReport {
   readonly young: readonly string[];
   /** Inquiries that failed or gave no usable answer: the entry is left UNKNOWN. */
   readonly errors: readonly { readonly guid: string; readonly reason: string }[];
+  /** Present (true) only when `pace` stopped the run before every listed entry was handled. */
+  readonly interrupted?: true;
 }
 
 /**
@@ -22,16 +25,24 @@ export interface ResolveReport {
  */
 export async function resolveUnknown(
   context: RelayContext,
-  options: { minAgeMs: number; limit?: number },
+  options: { minAgeMs: number; limit?: number } & BulkPacing,
 ): Promise<ResolveReport> {
   const done: string[] = [];
   const failed: string[] = [];
   const young: string[] = [];
   const errors: { guid: string; reason: string }[] = [];
-  for (const entry of await context.ledger.list(["UNKNOWN"], options.limit ?? 1_000)) {
+  const entries = await context.ledger.list(["UNKNOWN"], options.limit ?? 1_000);
+  let handled = 0;
+  let interrupted = false;
+  for (const entry of entries) {
+    options.onProgress?.(handled++, entries.length);
     if (!context.ledger.mayInquire(entry, options.minAgeMs)) {
       young.push(entry.guid);
       continue;
+    }
+    if (options.pace !== undefined && !(await options.pace())) {
+      interrupted = true;
+      break;
     }
     const result = await context.core.inquire(entry.guid);
     const answer = classifyInquiry(entry.guid, result);
@@ -46,7 +57,8 @@ export async function resolveUnknown(
     if (change === null || !change.accepted) continue; // settled meanwhile by another resolve
     (change.entry.state === "DONE" ? done : failed).push(entry.guid);
   }
-  return { done, failed, young, errors };
+  if (!interrupted) options.onProgress?.(entries.length, entries.length);
+  return { done, failed, young, errors, ...(interrupted ? { interrupted: true as const } : {}) };
 }
 
 function describeInquiryError(result: CoreInquiryResult): string {
