@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { registerDashboardCommands } from "./dashboard-commands.ts";
 import { EXIT } from "./exit-codes.ts";
 import { registerFilesCommands } from "./files-commands.ts";
 import { registerJobsCommands } from "./jobs-commands.ts";
@@ -34,6 +35,7 @@ export function buildProgram(
   registerReceiverCommands(program, context);
   registerRelayCommands(program, context);
   registerFilesCommands(program, context);
+  registerDashboardCommands(program, context);
   return program;
 }
 
