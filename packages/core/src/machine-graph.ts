@@ -102,7 +102,7 @@ function guardName(guard: unknown): string {
     }
     return guard.name || "inline";
   }
-  if (typeof guard === "object" && guard !== null && "type" in guard) return String((guard as { type: unknown }).type);
+  if (typeof guard === "object" && guard !== null && "type" in guard) return String(guard.type);
   return "inline";
 }
 

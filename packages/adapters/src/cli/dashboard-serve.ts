@@ -16,7 +16,10 @@ export interface DashboardOptions {
 /** `--host`: an IPv4 or IPv6 address, or `localhost`; anything else is `VERQ_INVALID_ARGUMENT` (exit 2). */
 function parseHost(text: string): string {
   if (text === "localhost" || isIP(text) !== 0) return text;
-  throw new VerqError("VERQ_INVALID_ARGUMENT", `--host must be an IP address such as 127.0.0.1; got ${JSON.stringify(text.slice(0, 80))}`);
+  throw new VerqError(
+    "VERQ_INVALID_ARGUMENT",
+    `--host must be an IP address such as 127.0.0.1; got ${JSON.stringify(text.slice(0, 80))}`,
+  );
 }
 
 /** `verq dashboard`: serves the dashboard until SIGINT or SIGTERM; loaded by ./dashboard-commands.ts when it runs. */

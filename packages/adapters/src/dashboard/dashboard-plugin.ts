@@ -70,7 +70,10 @@ export const dashboardPlugin: FastifyPluginCallback<DashboardPluginOptions> = (a
   });
 
   app.get("/assets/dashboard.css", (_request, reply) =>
-    reply.headers({ "cache-control": "no-cache", "x-content-type-options": "nosniff" }).type("text/css; charset=utf-8").send(DASHBOARD_CSS),
+    reply
+      .headers({ "cache-control": "no-cache", "x-content-type-options": "nosniff" })
+      .type("text/css; charset=utf-8")
+      .send(DASHBOARD_CSS),
   );
 
   app.get("/", async (_request, reply) => {
@@ -89,7 +92,8 @@ export const dashboardPlugin: FastifyPluginCallback<DashboardPluginOptions> = (a
   app.get<{ Params: { guid: string } }>("/ledger/:guid", async (request, reply) => {
     const { guid } = request.params;
     const entry = await readers.guids.get(guid);
-    if (entry === null) return problem(reply, 404, "VERQ_UNKNOWN_GUID", `no ledger entry has the GUID ${JSON.stringify(guid.slice(0, 200))}`);
+    if (entry === null)
+      return problem(reply, 404, "VERQ_UNKNOWN_GUID", `no ledger entry has the GUID ${JSON.stringify(guid.slice(0, 200))}`);
     const events = await readers.guids.history(guid);
     return sendPage(reply, 200, ledgerPage(clock.now(), entry, events, withPayload(request.query)));
   });

@@ -22,7 +22,7 @@ function render(value: HtmlValue): string {
   if (value instanceof Html) return value.text;
   if (Array.isArray(value)) return (value as readonly HtmlValue[]).map(render).join("");
   if (value === null || value === undefined || value === false) return "";
-  return escapeHtml(String(value as string | number | boolean));
+  return escapeHtml(String(value));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Graph, layout } from "@dagrejs/dagre";
+import * as dagreModule from "@dagrejs/dagre";
 import type { MachineGraph, MachineGraphEdge } from "@verq/core";
 import { escapeHtml, rawHtml, type Html } from "./html.ts";
 
@@ -7,8 +7,8 @@ interface DrawnEdge {
   readonly source: string;
   readonly target: string;
   readonly lines: readonly string[];
-  readonly points: readonly { readonly x: number; readonly y: number }[];
-  readonly labelAt: { readonly x: number; readonly y: number };
+  readonly points: readonly Point[];
+  readonly labelAt: Point;
 }
 
 /**
@@ -20,11 +20,33 @@ export interface MachineLayout {
   readonly graph: MachineGraph;
   readonly width: number;
   readonly height: number;
-  readonly nodes: ReadonlyMap<string, { readonly x: number; readonly y: number }>;
+  readonly nodes: ReadonlyMap<string, Point>;
   readonly edges: readonly DrawnEdge[];
   /** Transitions that keep their state and are not refusals (a heartbeat, a lease taken over): listed, not drawn. */
   readonly staying: readonly MachineGraphEdge[];
 }
+
+interface Point {
+  readonly x: number;
+  readonly y: number;
+}
+
+/**
+ * The part of dagre's graph this file uses. dagre 3's declaration files import their siblings
+ * without file extensions, which NodeNext resolution cannot follow, so its own types arrive
+ * unresolved; this interface states what the code relies on instead.
+ */
+interface LayoutGraph {
+  setGraph(label: Record<string, unknown>): void;
+  setDefaultEdgeLabel(label: () => Record<string, unknown>): void;
+  setNode(name: string, label: { width: number; height: number }): void;
+  setEdge(source: string, target: string, label: { width: number; height: number; labelpos: "c" }): void;
+  node(name: string): Point;
+  edge(source: string, target: string): { points?: Point[]; x?: number; y?: number };
+  graph(): { width?: number; height?: number };
+}
+
+const dagre = dagreModule as unknown as { Graph: new () => LayoutGraph; layout: (graph: LayoutGraph) => void };
 
 const NODE_WIDTH = 132;
 const NODE_HEIGHT = 50;
@@ -42,7 +64,7 @@ export const transitionLabel = (t: MachineGraphEdge): string => (t.guard === nul
  * are returned in `staying`. Transitions between the same two states share one arrow.
  */
 export function layoutMachine(name: string, graph: MachineGraph): MachineLayout {
-  const g = new Graph();
+  const g = new dagre.Graph();
   g.setGraph({ rankdir: "TB", nodesep: 36, ranksep: 44, edgesep: 16, marginx: MARGIN, marginy: MARGIN });
   g.setDefaultEdgeLabel(() => ({}));
   for (const state of graph.states) g.setNode(state, { width: NODE_WIDTH, height: NODE_HEIGHT });
@@ -63,8 +85,8 @@ export function layoutMachine(name: string, graph: MachineGraph): MachineLayout 
     const width = Math.max(...lines.map((l) => l.length)) * CHAR_WIDTH + 8;
     g.setEdge(source, target, { width, height: lines.length * LINE_HEIGHT + 4, labelpos: "c" });
   }
-  layout(g);
-  const nodes = new Map<string, { x: number; y: number }>();
+  dagre.layout(g);
+  const nodes = new Map<string, Point>();
   for (const state of graph.states) {
     const { x, y } = g.node(state);
     nodes.set(state, { x, y });
@@ -81,7 +103,7 @@ const n = (value: number): string => (Math.round(value * 10) / 10).toString();
 const attr = (text: string): string => escapeHtml(text);
 
 /** A smooth path through dagre's points: straight to the first, curved through the middle ones. */
-function pathThrough(points: readonly { x: number; y: number }[]): string {
+function pathThrough(points: readonly Point[]): string {
   const [first, ...rest] = points;
   if (first === undefined) return "";
   let d = `M${n(first.x)},${n(first.y)}`;

@@ -17,8 +17,9 @@ interface Columns {
 const JOB_COLUMNS: Columns = { first: "token", second: "owner", payloadFields: ["payload"] };
 const GUID_COLUMNS: Columns = { first: "attempt", second: "by", payloadFields: ["request", "response"] };
 
+/** A value of an event's data as text: a dash for none, JSON for anything that is not a string. */
 const shown = (value: unknown): string =>
-  value === null || value === undefined ? "—" : typeof value === "object" ? JSON.stringify(value) : String(value as string | number);
+  value === null || value === undefined ? "—" : typeof value === "string" ? value : JSON.stringify(value);
 
 function details(data: Record<string, unknown>, columns: Columns, withPayload: boolean): Html {
   const skipped = new Set(["at", columns.first, columns.second, ...(withPayload ? [] : columns.payloadFields)]);
@@ -35,19 +36,31 @@ function timeline(events: readonly StoredEvent[], columns: Columns, withPayload:
   const rows = events.map((event) => {
     const data = (event.data ?? {}) as Record<string, unknown>;
     return html`<tr data-version="${event.version}" data-type="${event.type}">
-<td class="num">${event.version}</td>
-<td class="num">${event.position}</td>
-<td>${time(event.at)}</td>
-<td><code>${event.type}</code></td>
-<td class="num" data-col="${columns.first}">${shown(data[columns.first])}</td>
-<td data-col="${columns.second}"><code>${shown(data[columns.second])}</code></td>
-<td>${details(data, columns, withPayload)}</td>
-</tr>`;
+      <td class="num">${event.version}</td>
+      <td class="num">${event.position}</td>
+      <td>${time(event.at)}</td>
+      <td><code>${event.type}</code></td>
+      <td class="num" data-col="${columns.first}">${shown(data[columns.first])}</td>
+      <td data-col="${columns.second}"><code>${shown(data[columns.second])}</code></td>
+      <td>${details(data, columns, withPayload)}</td>
+    </tr>`;
   });
   return html`<table id="timeline">
-<thead><tr><th class="num">v</th><th class="num">position</th><th>time</th><th>event</th><th class="num">${columns.first}</th><th>${columns.second}</th><th>details</th></tr></thead>
-<tbody>${rows}</tbody>
-</table>`;
+    <thead>
+      <tr>
+        <th class="num">v</th>
+        <th class="num">position</th>
+        <th>time</th>
+        <th>event</th>
+        <th class="num">${columns.first}</th>
+        <th>${columns.second}</th>
+        <th>details</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
 }
 
 /** The link that asks for one entry's payload, or the way back from it. */
@@ -62,24 +75,38 @@ export function jobPage(at: number, job: Job, events: readonly StoredEvent[], wi
     `Job ${job.id}`,
     at,
     html`<section id="job" data-job="${job.id}">
-<h2>Job <code>${job.id}</code> <span class="badge ${job.state}">${job.state}</span></h2>
-<dl class="facts">
-<dt>token</dt><dd id="job-token">${job.token}</dd>
-<dt>attempts</dt><dd>${job.attempts} of ${job.maxAttempts}</dd>
-<dt>owner</dt><dd><code>${job.owner ?? "—"}</code></dd>
-<dt>lease until</dt><dd>${time(job.leaseUntil)}</dd>
-<dt>reason</dt><dd>${job.reason ?? "—"}</dd>
-<dt>dead since</dt><dd>${time(job.deadSince)}</dd>
-<dt>available at</dt><dd>${time(job.availableAt)}</dd>
-<dt>deadline</dt><dd>${time(job.deadline)}</dd>
-<dt>ordering key</dt><dd><code>${job.orderingKey ?? "—"}</code></dd>
-<dt>enqueued</dt><dd>${time(job.enqueuedAt)}</dd>
-</dl>
-${payloadToggle(withPayload, "payload")}
-${withPayload && html`<h3>Payload</h3><pre class="payload" id="payload">${JSON.stringify(job.payload, null, 2)}</pre>`}
-<h3>Timeline</h3>
-${timeline(events, JOB_COLUMNS, withPayload)}
-</section>`,
+      <h2>Job <code>${job.id}</code> <span class="badge ${job.state}">${job.state}</span></h2>
+      <dl class="facts">
+        <dt>token</dt>
+        <dd id="job-token">${job.token}</dd>
+        <dt>attempts</dt>
+        <dd>${job.attempts} of ${job.maxAttempts}</dd>
+        <dt>owner</dt>
+        <dd><code>${job.owner ?? "—"}</code></dd>
+        <dt>lease until</dt>
+        <dd>${time(job.leaseUntil)}</dd>
+        <dt>reason</dt>
+        <dd>${job.reason ?? "—"}</dd>
+        <dt>dead since</dt>
+        <dd>${time(job.deadSince)}</dd>
+        <dt>available at</dt>
+        <dd>${time(job.availableAt)}</dd>
+        <dt>deadline</dt>
+        <dd>${time(job.deadline)}</dd>
+        <dt>ordering key</dt>
+        <dd><code>${job.orderingKey ?? "—"}</code></dd>
+        <dt>enqueued</dt>
+        <dd>${time(job.enqueuedAt)}</dd>
+      </dl>
+      ${payloadToggle(withPayload, "payload")}
+      ${
+        withPayload &&
+        html`<h3>Payload</h3>
+          <pre class="payload" id="payload">${JSON.stringify(job.payload, null, 2)}</pre>`
+      }
+      <h3>Timeline</h3>
+      ${timeline(events, JOB_COLUMNS, withPayload)}
+    </section>`,
   );
 }
 
@@ -89,22 +116,29 @@ export function ledgerPage(at: number, entry: LedgerEntry, events: readonly Stor
     `GUID ${entry.guid}`,
     at,
     html`<section id="entry" data-guid="${entry.guid}">
-<h2>GUID <code>${entry.guid}</code> <span class="badge ${entry.state}">${entry.state}</span></h2>
-<dl class="facts">
-<dt>code</dt><dd><code>${entry.code}</code></dd>
-<dt>attempts</dt><dd>${entry.attempts}</dd>
-<dt>created</dt><dd>${time(entry.createdAt)}</dd>
-<dt>updated</dt><dd>${time(entry.updatedAt)}</dd>
-<dt>fingerprint</dt><dd><code>${entry.fingerprint}</code></dd>
-</dl>
-${payloadToggle(withPayload, "request and response")}
-${
-  withPayload &&
-  html`<h3>Request</h3><pre class="payload" id="request">${entry.request}</pre>
-<h3>Response</h3><pre class="payload" id="response">${entry.response ?? "—"}</pre>`
-}
-<h3>Timeline</h3>
-${timeline(events, GUID_COLUMNS, withPayload)}
-</section>`,
+      <h2>GUID <code>${entry.guid}</code> <span class="badge ${entry.state}">${entry.state}</span></h2>
+      <dl class="facts">
+        <dt>code</dt>
+        <dd><code>${entry.code}</code></dd>
+        <dt>attempts</dt>
+        <dd>${entry.attempts}</dd>
+        <dt>created</dt>
+        <dd>${time(entry.createdAt)}</dd>
+        <dt>updated</dt>
+        <dd>${time(entry.updatedAt)}</dd>
+        <dt>fingerprint</dt>
+        <dd><code>${entry.fingerprint}</code></dd>
+      </dl>
+      ${payloadToggle(withPayload, "request and response")}
+      ${
+        withPayload &&
+        html`<h3>Request</h3>
+          <pre class="payload" id="request">${entry.request}</pre>
+          <h3>Response</h3>
+          <pre class="payload" id="response">${entry.response ?? "—"}</pre>`
+      }
+      <h3>Timeline</h3>
+      ${timeline(events, GUID_COLUMNS, withPayload)}
+    </section>`,
   );
 }

@@ -81,7 +81,9 @@ describe("the dashboard in headless Chromium", () => {
     expect(response?.status()).toBe(200);
     // The stylesheet came from the dashboard itself and applies.
     expect(served).toContain("/assets/dashboard.css");
-    expect(await page.locator("header").evaluate((e) => getComputedStyle(e).backgroundColor)).toBe("rgb(29, 35, 43)");
+    expect(await page.evaluate<string>("getComputedStyle(document.querySelector('header')).backgroundColor")).toBe(
+      "rgb(29, 35, 43)",
+    );
 
     // Every state of every machine, read from its definition, is a drawn node with its count.
     for (const name of Object.keys(VERQ_MACHINES) as VerqMachineName[]) {
@@ -106,7 +108,7 @@ describe("the dashboard in headless Chromium", () => {
     expect(await row.locator("td").nth(1).textContent()).toBe("permanent");
     expect(await row.locator("td").nth(4).textContent()).toBe("2");
     expect(await page.locator("#dead-letters").textContent()).toContain(SCRIPT_ID);
-    expect(await page.evaluate(() => document.scripts.length)).toBe(0);
+    expect(await page.evaluate<number>("document.scripts.length")).toBe(0);
 
     if (process.env.VERQ_SCREENSHOT === "1") await page.screenshot({ path: SCREENSHOT, fullPage: true });
 

@@ -60,17 +60,25 @@ export async function seedDashboard(store: VerqStore): Promise<ManualClock> {
   await queue.redrive(SEEDED.redriven, { note: "OPS-12" });
   step();
 
-
   const ledger = new GuidLedger(store, { clock });
   const guidStep = async (guid: string, outcome: Parameters<typeof classifyCoreCall>[1]) => {
-    await ledger.receive({ guid, request: JSON.stringify({ guid, account: SECRET_REQUEST }), fingerprint: `f-${guid}`, maxAttempts: 3 });
+    await ledger.receive({
+      guid,
+      request: JSON.stringify({ guid, account: SECRET_REQUEST }),
+      fingerprint: `f-${guid}`,
+      maxAttempts: 3,
+    });
     await ledger.send(guid);
     await ledger.record(guid, 1, classifyCoreCall(guid, outcome));
     step();
   };
-  await guidStep(SEEDED.answered, { kind: "answered", status: 200, body: JSON.stringify({ guid: SEEDED.answered, code: "0000" }) });
-  await guidStep(SEEDED.unknown, { kind: "no-answer" });
-  await guidStep(SEEDED.failed, { kind: "not-sent" });
+  await guidStep(SEEDED.answered, {
+    kind: "answered",
+    status: 200,
+    body: JSON.stringify({ guid: SEEDED.answered, code: "0000" }),
+  });
+  await guidStep(SEEDED.unknown, { kind: "no-answer", reason: "timeout" });
+  await guidStep(SEEDED.failed, { kind: "not-sent", reason: "connection refused" });
 
   const files = new FileLedger(store, { clock });
   await files.settle({
