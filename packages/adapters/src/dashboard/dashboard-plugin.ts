@@ -5,7 +5,7 @@ import { DASHBOARD_CSS } from "./dashboard-css.ts";
 import { readOverview } from "./dashboard-data.ts";
 import { layoutMachine } from "./machine-diagram.ts";
 import { overviewPage, type MachineLayouts } from "./overview-page.ts";
-import { problemPage } from "./page-shell.ts";
+import { DashboardPaths, problemPage } from "./page-shell.ts";
 import { jobPage, ledgerPage } from "./timeline-page.ts";
 
 /** Options of {@link dashboardPlugin}. */
@@ -54,10 +54,12 @@ export const dashboardPlugin: FastifyPluginCallback<DashboardPluginOptions> = (a
     message: layoutMachine("message", machineGraph(VERQ_MACHINES.message)),
   };
 
+  // Links carry the prefix the plugin is mounted at, so the pages work under `/ops` as at the root.
+  const paths = new DashboardPaths(app.prefix);
   const sendPage = (reply: FastifyReply, status: number, body: string) =>
     reply.code(status).headers(HEADERS).type("text/html; charset=utf-8").send(body);
   const problem = (reply: FastifyReply, status: number, code: string, message: string) =>
-    sendPage(reply, status, problemPage(clock.now(), status, code, message));
+    sendPage(reply, status, problemPage(paths, clock.now(), status, code, message));
   const withPayload = (query: unknown) => (query as { payload?: unknown } | undefined)?.payload === "1";
 
   app.setNotFoundHandler((request, reply) =>
@@ -78,7 +80,7 @@ export const dashboardPlugin: FastifyPluginCallback<DashboardPluginOptions> = (a
 
   app.get("/", async (_request, reply) => {
     const overview = await readOverview(readers, { now: clock.now(), limit, filesRoot: options.filesRoot ?? null });
-    return sendPage(reply, 200, overviewPage(layouts, overview));
+    return sendPage(reply, 200, overviewPage(paths, layouts, overview));
   });
 
   app.get<{ Params: { id: string } }>("/jobs/:id", async (request, reply) => {
@@ -86,7 +88,7 @@ export const dashboardPlugin: FastifyPluginCallback<DashboardPluginOptions> = (a
     const job = await readers.jobs.get(id);
     if (job === null) return problem(reply, 404, "VERQ_UNKNOWN_JOB", `no job has the id ${JSON.stringify(id.slice(0, 200))}`);
     const events = await readers.jobs.history(id);
-    return sendPage(reply, 200, jobPage(clock.now(), job, events, withPayload(request.query)));
+    return sendPage(reply, 200, jobPage(paths, clock.now(), job, events, withPayload(request.query)));
   });
 
   app.get<{ Params: { guid: string } }>("/ledger/:guid", async (request, reply) => {
@@ -95,7 +97,7 @@ export const dashboardPlugin: FastifyPluginCallback<DashboardPluginOptions> = (a
     if (entry === null)
       return problem(reply, 404, "VERQ_UNKNOWN_GUID", `no ledger entry has the GUID ${JSON.stringify(guid.slice(0, 200))}`);
     const events = await readers.guids.history(guid);
-    return sendPage(reply, 200, ledgerPage(clock.now(), entry, events, withPayload(request.query)));
+    return sendPage(reply, 200, ledgerPage(paths, clock.now(), entry, events, withPayload(request.query)));
   });
 
   done();

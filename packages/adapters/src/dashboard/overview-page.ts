@@ -2,7 +2,7 @@ import type { MachineGraphEdge } from "@verq/core";
 import type { Overview } from "./dashboard-data.ts";
 import { html, type Html } from "./html.ts";
 import { drawMachine, transitionLabel, type MachineLayout } from "./machine-diagram.ts";
-import { jobHref, ledgerHref, page, time } from "./page-shell.ts";
+import { page, time, type DashboardPaths } from "./page-shell.ts";
 
 /** The three machines, laid out once, under the names of `VERQ_MACHINES`. */
 export interface MachineLayouts {
@@ -51,13 +51,13 @@ function machinesSection(layouts: MachineLayouts, o: Overview): Html {
   </section>`;
 }
 
-function deadTable(o: Overview): Html {
+function deadTable(o: Overview, paths: DashboardPaths): Html {
   if (o.dead.length === 0) return html`<p id="dead-letters-empty" class="muted">No dead job.</p>`;
   const rows = o.dead.map(
     (job) =>
       html`<tr data-job="${job.id}">
         <td>
-          <a href="${jobHref(job.id)}"><code>${job.id}</code></a>
+          <a href="${paths.job(job.id)}"><code>${job.id}</code></a>
         </td>
         <td><span class="badge dead">${job.reason}</span></td>
         <td>${time(job.deadSince)}</td>
@@ -82,7 +82,7 @@ function deadTable(o: Overview): Html {
     ${o.dead.length >= o.limit && html`<p class="note">The ${o.limit} longest dead are shown; <code>verq jobs dead --limit N</code> lists more.</p>`}`;
 }
 
-function jobsSection(o: Overview): Html {
+function jobsSection(o: Overview, paths: DashboardPaths): Html {
   const { dead, lastRedrive } = o.jobs;
   const reasons = Object.entries(dead.byReason).map(
     ([reason, r]) => html`<span class="badge">${reason} ${r.count} (${percent(r.ratio)})</span> `,
@@ -98,7 +98,7 @@ function jobsSection(o: Overview): Html {
           ${
             dead.oldest === null
               ? "none"
-              : html`<a href="${jobHref(dead.oldest.id)}"><code>${dead.oldest.id}</code></a> dead since
+              : html`<a href="${paths.job(dead.oldest.id)}"><code>${dead.oldest.id}</code></a> dead since
                   ${time(dead.oldest.deadSince)}`
           }
         </dd>
@@ -113,7 +113,7 @@ function jobsSection(o: Overview): Html {
           ${
             lastRedrive === null
               ? "none yet"
-              : html`<a href="${jobHref(lastRedrive.jobId)}"><code>${lastRedrive.jobId}</code></a> at ${time(lastRedrive.at)}`
+              : html`<a href="${paths.job(lastRedrive.jobId)}"><code>${lastRedrive.jobId}</code></a> at ${time(lastRedrive.at)}`
           }
         </dd>
         ${
@@ -128,17 +128,17 @@ function jobsSection(o: Overview): Html {
       </dl>
     </div>
     <h3>Dead letters</h3>
-    ${deadTable(o)}
+    ${deadTable(o, paths)}
   </section>`;
 }
 
-function ledgerSection(o: Overview): Html {
+function ledgerSection(o: Overview, paths: DashboardPaths): Html {
   const { oldestUnknown, oldestFailed } = o.ledger;
   const rows = o.open.map(
     (e) =>
       html`<tr data-guid="${e.guid}">
         <td>
-          <a href="${ledgerHref(e.guid)}"><code>${e.guid}</code></a>
+          <a href="${paths.ledger(e.guid)}"><code>${e.guid}</code></a>
         </td>
         <td><span class="badge ${e.state}">${e.state}</span></td>
         <td><code>${e.code}</code></td>
@@ -151,11 +151,11 @@ function ledgerSection(o: Overview): Html {
     <dl class="facts">
       <dt>oldest UNKNOWN</dt>
       <dd>
-        ${oldestUnknown === null ? "none" : html`<a href="${ledgerHref(oldestUnknown.guid)}"><code>${oldestUnknown.guid}</code></a> since ${time(oldestUnknown.since)}`}
+        ${oldestUnknown === null ? "none" : html`<a href="${paths.ledger(oldestUnknown.guid)}"><code>${oldestUnknown.guid}</code></a> since ${time(oldestUnknown.since)}`}
       </dd>
       <dt>oldest FAILED</dt>
       <dd>
-        ${oldestFailed === null ? "none" : html`<a href="${ledgerHref(oldestFailed.guid)}"><code>${oldestFailed.guid}</code></a> since ${time(oldestFailed.since)}, ${oldestFailed.attempts} attempts`}
+        ${oldestFailed === null ? "none" : html`<a href="${paths.ledger(oldestFailed.guid)}"><code>${oldestFailed.guid}</code></a> since ${time(oldestFailed.since)}, ${oldestFailed.attempts} attempts`}
       </dd>
       <dt>last purge</dt>
       <dd>${o.ledger.lastPurge === null ? "none" : html`${time(o.ledger.lastPurge.at)}, ${o.ledger.lastPurge.count} entries`}</dd>
@@ -211,6 +211,11 @@ function filesSection(o: Overview): Html {
 }
 
 /** The overview (`/`): the three machines with their counts, the dead letters, the open ledger entries and the file queue. */
-export function overviewPage(layouts: MachineLayouts, o: Overview): string {
-  return page("Overview", o.at, html`${machinesSection(layouts, o)} ${jobsSection(o)} ${ledgerSection(o)} ${filesSection(o)}`);
+export function overviewPage(paths: DashboardPaths, layouts: MachineLayouts, o: Overview): string {
+  return page(
+    paths,
+    "Overview",
+    o.at,
+    html`${machinesSection(layouts, o)} ${jobsSection(o, paths)} ${ledgerSection(o, paths)} ${filesSection(o)}`,
+  );
 }

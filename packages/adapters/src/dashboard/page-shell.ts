@@ -4,17 +4,30 @@ import { html, type Html } from "./html.ts";
 export const time = (ms: number | null | undefined): string =>
   ms === null || ms === undefined ? "—" : new Date(ms).toISOString();
 
-/** The path of a job's timeline page. */
-export const jobHref = (id: string): string => `/jobs/${encodeURIComponent(id)}`;
-
-/** The path of a ledger entry's timeline page. */
-export const ledgerHref = (guid: string): string => `/ledger/${encodeURIComponent(guid)}`;
+/** Where the dashboard's pages are, under the prefix it is mounted at (`""` at the root, `/ops` …). */
+export class DashboardPaths {
+  constructor(readonly prefix: string) {}
+  get home(): string {
+    return `${this.prefix}/`;
+  }
+  get css(): string {
+    return `${this.prefix}/assets/dashboard.css`;
+  }
+  /** The path of a job's timeline page. */
+  job(id: string): string {
+    return `${this.prefix}/jobs/${encodeURIComponent(id)}`;
+  }
+  /** The path of a ledger entry's timeline page. */
+  ledger(guid: string): string {
+    return `${this.prefix}/ledger/${encodeURIComponent(guid)}`;
+  }
+}
 
 /**
  * A whole page: the shell every page shares (title, header, the package's stylesheet) around
  * `body`. Nothing in it points outside the dashboard: no script, font, image or style from elsewhere.
  */
-export function page(title: string, at: number, body: Html): string {
+export function page(paths: DashboardPaths, title: string, at: number, body: Html): string {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -23,11 +36,11 @@ export function page(title: string, at: number, body: Html): string {
         <meta name="referrer" content="no-referrer" />
         <title>${title} · verq dashboard</title>
         <link rel="icon" href="data:," />
-        <link rel="stylesheet" href="/assets/dashboard.css" />
+        <link rel="stylesheet" href="${paths.css}" />
       </head>
       <body>
         <header>
-          <h1><a href="/">verq dashboard</a></h1>
+          <h1><a href="${paths.home}">verq dashboard</a></h1>
           <span>read-only</span><span class="meta">read at ${time(at)}</span>
         </header>
         <main>${body}</main>
@@ -36,14 +49,15 @@ export function page(title: string, at: number, body: Html): string {
 }
 
 /** The page of a request that names nothing the dashboard knows, or names it wrongly: the code and what to do. */
-export function problemPage(at: number, status: number, code: string, message: string): string {
+export function problemPage(paths: DashboardPaths, at: number, status: number, code: string, message: string): string {
   return page(
+    paths,
     status === 404 ? "Not found" : "Bad request",
     at,
     html`<section id="problem" data-status="${status}">
       <h2>${status === 404 ? "Not found" : "Bad request"}</h2>
       <p><code>${code}</code>: ${message}</p>
-      <p><a href="/">Back to the overview</a></p>
+      <p><a href="${paths.home}">Back to the overview</a></p>
     </section>`,
   );
 }

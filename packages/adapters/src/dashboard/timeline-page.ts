@@ -1,7 +1,7 @@
 import type { Job, LedgerEntry } from "@verq/core";
 import type { StoredEvent } from "@verq/store";
 import { html, type Html, type HtmlValue } from "./html.ts";
-import { page, time } from "./page-shell.ts";
+import { page, time, type DashboardPaths } from "./page-shell.ts";
 
 /** Fields of an event's data that hold a time in ms: shown as ISO times. */
 const TIME_FIELDS = new Set(["leaseUntil", "availableAt", "deadline"]);
@@ -70,8 +70,15 @@ const payloadToggle = (withPayload: boolean, what: string): Html =>
     : html`<p id="payload-hidden" class="muted">The ${what} is not shown. <a href="?payload=1">Show this entry's ${what}</a></p>`;
 
 /** `/jobs/ID`: the job as projected and its timeline, every event in order with its time, token and owner. */
-export function jobPage(at: number, job: Job, events: readonly StoredEvent[], withPayload: boolean): string {
+export function jobPage(
+  paths: DashboardPaths,
+  at: number,
+  job: Job,
+  events: readonly StoredEvent[],
+  withPayload: boolean,
+): string {
   return page(
+    paths,
     `Job ${job.id}`,
     at,
     html`<section id="job" data-job="${job.id}">
@@ -111,8 +118,15 @@ export function jobPage(at: number, job: Job, events: readonly StoredEvent[], wi
 }
 
 /** `/ledger/GUID`: the entry as projected and its timeline; the request and the response only when asked for. */
-export function ledgerPage(at: number, entry: LedgerEntry, events: readonly StoredEvent[], withPayload: boolean): string {
+export function ledgerPage(
+  paths: DashboardPaths,
+  at: number,
+  entry: LedgerEntry,
+  events: readonly StoredEvent[],
+  withPayload: boolean,
+): string {
   return page(
+    paths,
     `GUID ${entry.guid}`,
     at,
     html`<section id="entry" data-guid="${entry.guid}">

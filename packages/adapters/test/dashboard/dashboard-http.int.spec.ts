@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { machineGraph, VERQ_MACHINES, type VerqMachineName } from "@verq/core";
 import { JobQueue, readAllEvents, type VerqStore } from "@verq/store";
 import { ENGINES, createTestDatabase, engineAvailable, tempDir, type TestDatabase } from "@verq/testing";
-import type { FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { dashboardPlugin } from "../../src/dashboard/dashboard-plugin.ts";
 import { createDashboardServer } from "../../src/dashboard/dashboard-server.ts";
 import { initQueue } from "../../src/files/queue-dirs.ts";
 import { SCRIPT_ID, SECRET, SECRET_REQUEST, SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
@@ -154,6 +155,33 @@ for (const engine of ENGINES) {
       const asked = await get(`/ledger/${SEEDED.answered}?payload=1`);
       expect(asked.body).toContain(SECRET_REQUEST);
       expect(asked.body).toContain("&quot;code&quot;:&quot;0000&quot;");
+    });
+
+    it("mounted with a prefix in a host app, every link carries the prefix and leads to a page", async () => {
+      const host = Fastify({ logger: false });
+      host.get("/health", () => ({ ok: true }));
+      await host.register(dashboardPlugin, { prefix: "/ops", store });
+      const url = await host.listen({ port: 0, host: "127.0.0.1" });
+      try {
+        const overview = await fetch(`${url}/ops/`);
+        expect(overview.status).toBe(200);
+        const links = [...(await overview.text()).matchAll(/href="([^"]*)"/g)].map((m) => m[1] ?? "");
+        expect(links).toContain("/ops/assets/dashboard.css");
+        expect(links).toContain(`/ops/jobs/${SEEDED.claimedTwice}`);
+        expect(links).toContain(`/ops/ledger/${SEEDED.unknown}`);
+        expect(links.filter((href) => href.startsWith("/") && !href.startsWith("/ops/"))).toEqual([]);
+        for (const href of new Set(links.filter((l) => l.startsWith("/")))) {
+          expect([href, (await fetch(`${url}${href.replaceAll("&amp;", "&").replaceAll("&#39;", "'")}`)).status]).toEqual([
+            href,
+            200,
+          ]);
+        }
+        const unknown = await fetch(`${url}/ops/jobs/nope`);
+        expect([unknown.status, await unknown.text()]).toEqual([404, expect.stringContaining("VERQ_UNKNOWN_JOB")]);
+        expect(await (await fetch(`${url}/health`)).json()).toEqual({ ok: true });
+      } finally {
+        await host.close();
+      }
     });
 
     it("unknown ids and paths are 404 pages, a malformed GUID a 400 page, a POST is refused; no request writes anything", async () => {
