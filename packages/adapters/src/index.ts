@@ -49,6 +49,10 @@ export { listErrors, type ErrorEntry } from "./files/error-list.ts";
 export { replayFile } from "./files/replay-file.ts";
 export { inferSchema, type InferredSchema, type SchemaField } from "./files/schema-inference.ts";
 
+// The read-only dashboard, as a plugin for the service's own Fastify app or as a server of its own.
+export { dashboardPlugin, type DashboardPluginOptions } from "./dashboard/dashboard-plugin.ts";
+export { createDashboardServer, type DashboardServerOptions } from "./dashboard/dashboard-server.ts";
+
 // Crash tests of a service's own processes.
 export { failpoint, parseFailpoints, type FailpointAction } from "./failpoints.ts";
 

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { registerCheckCommands } from "./check-commands.ts";
+import { registerDashboardCommands } from "./dashboard-commands.ts";
 import { EXIT } from "./exit-codes.ts";
 import { registerFilesCommands } from "./files-commands.ts";
 import { registerJobsCommands } from "./jobs-commands.ts";
@@ -40,6 +41,7 @@ export function buildProgram(
   registerMetricsCommands(program, context);
   registerVizCommands(program, context);
   registerCheckCommands(program, context);
+  registerDashboardCommands(program, context);
   return program;
 }
 

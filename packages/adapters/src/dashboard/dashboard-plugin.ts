@@ -1,0 +1,104 @@
+import { isVerqError, machineGraph, systemClock, VERQ_MACHINES, type Clock } from "@verq/core";
+import { FileLedger, GuidLedger, JobQueue, type VerqStore } from "@verq/store";
+import type { FastifyPluginCallback, FastifyReply } from "fastify";
+import { DASHBOARD_CSS } from "./dashboard-css.ts";
+import { readOverview } from "./dashboard-data.ts";
+import { layoutMachine } from "./machine-diagram.ts";
+import { overviewPage, type MachineLayouts } from "./overview-page.ts";
+import { DashboardPaths, problemPage } from "./page-shell.ts";
+import { jobPage, ledgerPage } from "./timeline-page.ts";
+
+/** Options of {@link dashboardPlugin}. */
+export interface DashboardPluginOptions {
+  /** The store the dashboard reads; it never writes to it. */
+  readonly store: VerqStore;
+  /** The root of a file queue (`inbox/`, `processing/`, `done/`, `error/`) whose files the overview counts. */
+  readonly filesRoot?: string;
+  /** The most rows a table of the overview shows: 100. */
+  readonly limit?: number;
+  /** The clock of the pages' "read at" time: the system clock. */
+  readonly clock?: Clock;
+}
+
+/**
+ * What every page is sent with: no script runs, and nothing but this server's own stylesheet and
+ * `data:` icons may load, so a page can neither run markup that slipped in nor reach the network.
+ */
+const HEADERS = {
+  "content-security-policy":
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+};
+
+const INPUT_CODES = new Set(["VERQ_INVALID_ID", "VERQ_INVALID_GUID"]);
+
+/**
+ * The read-only dashboard as a Fastify plugin, for a service's own app or for `verq dashboard`:
+ * `GET /` (the three machines drawn from their definitions with their counts, the dead letters,
+ * the last redrive, the UNKNOWN and FAILED ledger entries, the file queue), `GET /jobs/:id` and
+ * `GET /ledger/:guid` (one stream's timeline; its payload only with `?payload=1`). Server-rendered
+ * HTML, every value escaped; an unknown id is a 404 page, a malformed one a 400 page. It registers
+ * no route that writes, and it reads only through the store's services.
+ */
+export const dashboardPlugin: FastifyPluginCallback<DashboardPluginOptions> = (app, options, done) => {
+  const { store } = options;
+  const clock = options.clock ?? systemClock;
+  const limit = options.limit ?? 100;
+  const readers = { jobs: new JobQueue(store), guids: new GuidLedger(store), files: new FileLedger(store) };
+  // The machines do not change while the process runs: each is laid out once.
+  const layouts: MachineLayouts = {
+    job: layoutMachine("job", machineGraph(VERQ_MACHINES.job)),
+    guid: layoutMachine("guid", machineGraph(VERQ_MACHINES.guid)),
+    message: layoutMachine("message", machineGraph(VERQ_MACHINES.message)),
+  };
+
+  // Links carry the prefix the plugin is mounted at, so the pages work under `/ops` as at the root.
+  const paths = new DashboardPaths(app.prefix);
+  const sendPage = (reply: FastifyReply, status: number, body: string) =>
+    reply.code(status).headers(HEADERS).type("text/html; charset=utf-8").send(body);
+  const problem = (reply: FastifyReply, status: number, code: string, message: string) =>
+    sendPage(reply, status, problemPage(paths, clock.now(), status, code, message));
+  const withPayload = (query: unknown) => (query as { payload?: unknown } | undefined)?.payload === "1";
+
+  app.setNotFoundHandler((request, reply) =>
+    problem(reply, 404, "VERQ_NOT_FOUND", `the dashboard has no page at ${request.method} ${request.url.slice(0, 200)}`),
+  );
+  app.setErrorHandler((error, _request, reply) => {
+    if (isVerqError(error) && INPUT_CODES.has(error.code)) return problem(reply, 400, error.code, error.message);
+    const code = isVerqError(error) ? error.code : "VERQ_UNEXPECTED";
+    return problem(reply, 500, code, error instanceof Error ? error.message : "the page could not be read");
+  });
+
+  app.get("/assets/dashboard.css", (_request, reply) =>
+    reply
+      .headers({ "cache-control": "no-cache", "x-content-type-options": "nosniff" })
+      .type("text/css; charset=utf-8")
+      .send(DASHBOARD_CSS),
+  );
+
+  app.get("/", async (_request, reply) => {
+    const overview = await readOverview(readers, { now: clock.now(), limit, filesRoot: options.filesRoot ?? null });
+    return sendPage(reply, 200, overviewPage(paths, layouts, overview));
+  });
+
+  app.get<{ Params: { id: string } }>("/jobs/:id", async (request, reply) => {
+    const { id } = request.params;
+    const job = await readers.jobs.get(id);
+    if (job === null) return problem(reply, 404, "VERQ_UNKNOWN_JOB", `no job has the id ${JSON.stringify(id.slice(0, 200))}`);
+    const events = await readers.jobs.history(id);
+    return sendPage(reply, 200, jobPage(paths, clock.now(), job, events, withPayload(request.query)));
+  });
+
+  app.get<{ Params: { guid: string } }>("/ledger/:guid", async (request, reply) => {
+    const { guid } = request.params;
+    const entry = await readers.guids.get(guid);
+    if (entry === null)
+      return problem(reply, 404, "VERQ_UNKNOWN_GUID", `no ledger entry has the GUID ${JSON.stringify(guid.slice(0, 200))}`);
+    const events = await readers.guids.history(guid);
+    return sendPage(reply, 200, ledgerPage(paths, clock.now(), entry, events, withPayload(request.query)));
+  });
+
+  done();
+};

@@ -1,0 +1,221 @@
+import type { MachineGraphEdge } from "@verq/core";
+import type { Overview } from "./dashboard-data.ts";
+import { html, type Html } from "./html.ts";
+import { drawMachine, transitionLabel, type MachineLayout } from "./machine-diagram.ts";
+import { page, time, type DashboardPaths } from "./page-shell.ts";
+
+/** The three machines, laid out once, under the names of `VERQ_MACHINES`. */
+export interface MachineLayouts {
+  readonly job: MachineLayout;
+  readonly guid: MachineLayout;
+  readonly message: MachineLayout;
+}
+
+const percent = (ratio: number): string => `${Math.round(ratio * 1000) / 10}%`;
+
+function staying(transitions: readonly MachineGraphEdge[]): Html {
+  if (transitions.length === 0) return html``;
+  const items = transitions.map(
+    (t) => html`<li><code>${t.source}</code>: <code>${transitionLabel(t)}</code> (${t.actions.join(", ") || "no action"})</li>`,
+  );
+  return html`<div class="staying muted">
+    Transitions that keep their state (not drawn):
+    <ul>
+      ${items}
+    </ul>
+  </div>`;
+}
+
+function machineFigure(layout: MachineLayout, counts: Readonly<Record<string, number>>, caption: Html): Html {
+  return html`<figure class="machine" data-machine="${layout.name}">
+    <figcaption>
+      ${layout.name} <span class="muted">(machine <code>${layout.graph.id}</code>)</span> ${caption}
+    </figcaption>
+    ${drawMachine(layout, counts)} ${staying(layout.staying)}
+  </figure>`;
+}
+
+function machinesSection(layouts: MachineLayouts, o: Overview): Html {
+  return html`<section id="machines">
+    <h2>Machines</h2>
+    <p class="note">
+      Each diagram is laid out from the machine's own definition; a state shows how many streams are in it now. An arrow is every
+      transition between two states, labelled <code>event [guard]</code>. Refusals (a command answered and nothing recorded) are
+      not drawn. The dashed state is a stream before its first event: no stream is stored in it.
+    </p>
+    <div class="machines">
+      ${machineFigure(layouts.job, o.jobs.byState, html`<span class="muted">${o.jobs.total} jobs</span>`)}
+      ${machineFigure(layouts.guid, o.ledger.byState, html`<span class="muted">${o.ledger.total} ledger entries</span>`)}
+      ${machineFigure(layouts.message, o.messages.byState, html`<span class="muted">${o.messages.processed} processed, ${o.messages.duplicates} duplicates</span>`)}
+    </div>
+  </section>`;
+}
+
+function deadTable(o: Overview, paths: DashboardPaths): Html {
+  if (o.dead.length === 0) return html`<p id="dead-letters-empty" class="muted">No dead job.</p>`;
+  const rows = o.dead.map(
+    (job) =>
+      html`<tr data-job="${job.id}">
+        <td>
+          <a href="${paths.job(job.id)}"><code>${job.id}</code></a>
+        </td>
+        <td><span class="badge dead">${job.reason}</span></td>
+        <td>${time(job.deadSince)}</td>
+        <td class="num">${job.attempts} / ${job.maxAttempts}</td>
+        <td class="num">${job.token}</td>
+      </tr>`,
+  );
+  return html`<table id="dead-letters">
+      <thead>
+        <tr>
+          <th>id</th>
+          <th>reason</th>
+          <th>dead since</th>
+          <th class="num">attempts</th>
+          <th class="num">token</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+    ${o.dead.length >= o.limit && html`<p class="note">The ${o.limit} longest dead are shown; <code>verq jobs dead --limit N</code> lists more.</p>`}`;
+}
+
+function jobsSection(o: Overview, paths: DashboardPaths): Html {
+  const { dead, lastRedrive } = o.jobs;
+  const reasons = Object.entries(dead.byReason).map(
+    ([reason, r]) => html`<span class="badge">${reason} ${r.count} (${percent(r.ratio)})</span> `,
+  );
+  return html`<section id="jobs">
+    <h2>Jobs and dead letters</h2>
+    <div class="grid2">
+      <dl class="facts">
+        <dt>dead</dt>
+        <dd>${dead.count} ${reasons}</dd>
+        <dt>oldest dead job</dt>
+        <dd id="oldest-dead">
+          ${
+            dead.oldest === null
+              ? "none"
+              : html`<a href="${paths.job(dead.oldest.id)}"><code>${dead.oldest.id}</code></a> dead since
+                  ${time(dead.oldest.deadSince)}`
+          }
+        </dd>
+        <dt>lease expiries</dt>
+        <dd>${o.jobs.leaseExpiries}</dd>
+        <dt>stale finishes refused</dt>
+        <dd>${o.jobs.staleFinishesRefused}</dd>
+      </dl>
+      <dl class="facts" id="last-redrive">
+        <dt>last redrive</dt>
+        <dd>
+          ${
+            lastRedrive === null
+              ? "none yet"
+              : html`<a href="${paths.job(lastRedrive.jobId)}"><code>${lastRedrive.jobId}</code></a> at ${time(lastRedrive.at)}`
+          }
+        </dd>
+        ${
+          lastRedrive !== null &&
+          html`<dt>note</dt>
+            <dd><code>${lastRedrive.note}</code></dd>
+            <dt>previous token</dt>
+            <dd>${lastRedrive.previousToken}</dd>
+            <dt>job now</dt>
+            <dd>${lastRedrive.resultState ?? "gone"}</dd>`
+        }
+      </dl>
+    </div>
+    <h3>Dead letters</h3>
+    ${deadTable(o, paths)}
+  </section>`;
+}
+
+function ledgerSection(o: Overview, paths: DashboardPaths): Html {
+  const { oldestUnknown, oldestFailed } = o.ledger;
+  const rows = o.open.map(
+    (e) =>
+      html`<tr data-guid="${e.guid}">
+        <td>
+          <a href="${paths.ledger(e.guid)}"><code>${e.guid}</code></a>
+        </td>
+        <td><span class="badge ${e.state}">${e.state}</span></td>
+        <td><code>${e.code}</code></td>
+        <td class="num">${e.attempts}</td>
+        <td>${time(e.updatedAt)}</td>
+      </tr>`,
+  );
+  return html`<section id="ledger">
+    <h2>GUID ledger: UNKNOWN and FAILED</h2>
+    <dl class="facts">
+      <dt>oldest UNKNOWN</dt>
+      <dd>
+        ${oldestUnknown === null ? "none" : html`<a href="${paths.ledger(oldestUnknown.guid)}"><code>${oldestUnknown.guid}</code></a> since ${time(oldestUnknown.since)}`}
+      </dd>
+      <dt>oldest FAILED</dt>
+      <dd>
+        ${oldestFailed === null ? "none" : html`<a href="${paths.ledger(oldestFailed.guid)}"><code>${oldestFailed.guid}</code></a> since ${time(oldestFailed.since)}, ${oldestFailed.attempts} attempts`}
+      </dd>
+      <dt>last purge</dt>
+      <dd>${o.ledger.lastPurge === null ? "none" : html`${time(o.ledger.lastPurge.at)}, ${o.ledger.lastPurge.count} entries`}</dd>
+    </dl>
+    ${
+      o.open.length === 0
+        ? html`<p id="ledger-open-empty" class="muted">No UNKNOWN or FAILED entry.</p>`
+        : html`<table id="ledger-open">
+            <thead>
+              <tr>
+                <th>GUID</th>
+                <th>state</th>
+                <th>code</th>
+                <th class="num">attempts</th>
+                <th>since</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${rows}
+            </tbody>
+          </table>`
+    }
+    ${o.open.length >= o.limit && html`<p class="note">The ${o.limit} oldest are shown.</p>`}
+  </section>`;
+}
+
+function filesSection(o: Overview): Html {
+  const f = o.folders;
+  let folders: Html;
+  if (f === null) folders = html`<p class="muted">No queue folder given (<code>--files ROOT</code> counts its files).</p>`;
+  else if (!f.ok)
+    folders = html`<p id="folders-problem">The folders of <code>${f.root}</code> cannot be counted: ${f.problem}</p>`;
+  else
+    folders = html`<dl class="facts" id="folders">
+      <dt>folders of</dt>
+      <dd><code>${f.root}</code></dd>
+      ${Object.entries(f.counts).map(
+        ([folder, count]) =>
+          html`<dt>${folder}/</dt>
+            <dd data-folder="${folder}">${count}</dd>`,
+      )}
+    </dl>`;
+  return html`<section id="files">
+    <h2>File queue</h2>
+    <dl class="facts">
+      <dt>processed rows</dt>
+      <dd>${o.messages.processed}</dd>
+      <dt>duplicates stopped</dt>
+      <dd>${o.messages.duplicates}</dd>
+    </dl>
+    ${folders}
+  </section>`;
+}
+
+/** The overview (`/`): the three machines with their counts, the dead letters, the open ledger entries and the file queue. */
+export function overviewPage(paths: DashboardPaths, layouts: MachineLayouts, o: Overview): string {
+  return page(
+    paths,
+    "Overview",
+    o.at,
+    html`${machinesSection(layouts, o)} ${jobsSection(o, paths)} ${ledgerSection(o, paths)} ${filesSection(o)}`,
+  );
+}

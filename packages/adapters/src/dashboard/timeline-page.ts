@@ -1,0 +1,158 @@
+import type { Job, LedgerEntry } from "@verq/core";
+import type { StoredEvent } from "@verq/store";
+import { html, type Html, type HtmlValue } from "./html.ts";
+import { page, time, type DashboardPaths } from "./page-shell.ts";
+
+/** Fields of an event's data that hold a time in ms: shown as ISO times. */
+const TIME_FIELDS = new Set(["leaseUntil", "availableAt", "deadline"]);
+
+/** The two columns of a timeline that name who acted: `token` and `owner` for jobs, `attempt` and `by` for the ledger. */
+interface Columns {
+  readonly first: string;
+  readonly second: string;
+  /** Data fields that hold payloads: left out unless the payload was asked for. */
+  readonly payloadFields: readonly string[];
+}
+
+const JOB_COLUMNS: Columns = { first: "token", second: "owner", payloadFields: ["payload"] };
+const GUID_COLUMNS: Columns = { first: "attempt", second: "by", payloadFields: ["request", "response"] };
+
+/** A value of an event's data as text: a dash for none, JSON for anything that is not a string. */
+const shown = (value: unknown): string =>
+  value === null || value === undefined ? "—" : typeof value === "string" ? value : JSON.stringify(value);
+
+function details(data: Record<string, unknown>, columns: Columns, withPayload: boolean): Html {
+  const skipped = new Set(["at", columns.first, columns.second, ...(withPayload ? [] : columns.payloadFields)]);
+  const items: HtmlValue[] = [];
+  for (const [key, value] of Object.entries(data)) {
+    if (skipped.has(key)) continue;
+    const text = TIME_FIELDS.has(key) && typeof value === "number" ? time(value) : shown(value);
+    items.push(html`<span class="detail" data-key="${key}"><span class="muted">${key}=</span><code>${text}</code></span> `);
+  }
+  return html`${items}`;
+}
+
+function timeline(events: readonly StoredEvent[], columns: Columns, withPayload: boolean): Html {
+  const rows = events.map((event) => {
+    const data = (event.data ?? {}) as Record<string, unknown>;
+    return html`<tr data-version="${event.version}" data-type="${event.type}">
+      <td class="num">${event.version}</td>
+      <td class="num">${event.position}</td>
+      <td>${time(event.at)}</td>
+      <td><code>${event.type}</code></td>
+      <td class="num" data-col="${columns.first}">${shown(data[columns.first])}</td>
+      <td data-col="${columns.second}"><code>${shown(data[columns.second])}</code></td>
+      <td>${details(data, columns, withPayload)}</td>
+    </tr>`;
+  });
+  return html`<table id="timeline">
+    <thead>
+      <tr>
+        <th class="num">v</th>
+        <th class="num">position</th>
+        <th>time</th>
+        <th>event</th>
+        <th class="num">${columns.first}</th>
+        <th>${columns.second}</th>
+        <th>details</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
+}
+
+/** The link that asks for one entry's payload, or the way back from it. */
+const payloadToggle = (withPayload: boolean, what: string): Html =>
+  withPayload
+    ? html`<p><a href="?">Hide the ${what}</a></p>`
+    : html`<p id="payload-hidden" class="muted">The ${what} is not shown. <a href="?payload=1">Show this entry's ${what}</a></p>`;
+
+/** `/jobs/ID`: the job as projected and its timeline, every event in order with its time, token and owner. */
+export function jobPage(
+  paths: DashboardPaths,
+  at: number,
+  job: Job,
+  events: readonly StoredEvent[],
+  withPayload: boolean,
+): string {
+  return page(
+    paths,
+    `Job ${job.id}`,
+    at,
+    html`<section id="job" data-job="${job.id}">
+      <h2>Job <code>${job.id}</code> <span class="badge ${job.state}">${job.state}</span></h2>
+      <dl class="facts">
+        <dt>token</dt>
+        <dd id="job-token">${job.token}</dd>
+        <dt>attempts</dt>
+        <dd>${job.attempts} of ${job.maxAttempts}</dd>
+        <dt>owner</dt>
+        <dd><code>${job.owner ?? "—"}</code></dd>
+        <dt>lease until</dt>
+        <dd>${time(job.leaseUntil)}</dd>
+        <dt>reason</dt>
+        <dd>${job.reason ?? "—"}</dd>
+        <dt>dead since</dt>
+        <dd>${time(job.deadSince)}</dd>
+        <dt>available at</dt>
+        <dd>${time(job.availableAt)}</dd>
+        <dt>deadline</dt>
+        <dd>${time(job.deadline)}</dd>
+        <dt>ordering key</dt>
+        <dd><code>${job.orderingKey ?? "—"}</code></dd>
+        <dt>enqueued</dt>
+        <dd>${time(job.enqueuedAt)}</dd>
+      </dl>
+      ${payloadToggle(withPayload, "payload")}
+      ${
+        withPayload &&
+        html`<h3>Payload</h3>
+          <pre class="payload" id="payload">${JSON.stringify(job.payload, null, 2)}</pre>`
+      }
+      <h3>Timeline</h3>
+      ${timeline(events, JOB_COLUMNS, withPayload)}
+    </section>`,
+  );
+}
+
+/** `/ledger/GUID`: the entry as projected and its timeline; the request and the response only when asked for. */
+export function ledgerPage(
+  paths: DashboardPaths,
+  at: number,
+  entry: LedgerEntry,
+  events: readonly StoredEvent[],
+  withPayload: boolean,
+): string {
+  return page(
+    paths,
+    `GUID ${entry.guid}`,
+    at,
+    html`<section id="entry" data-guid="${entry.guid}">
+      <h2>GUID <code>${entry.guid}</code> <span class="badge ${entry.state}">${entry.state}</span></h2>
+      <dl class="facts">
+        <dt>code</dt>
+        <dd><code>${entry.code}</code></dd>
+        <dt>attempts</dt>
+        <dd>${entry.attempts}</dd>
+        <dt>created</dt>
+        <dd>${time(entry.createdAt)}</dd>
+        <dt>updated</dt>
+        <dd>${time(entry.updatedAt)}</dd>
+        <dt>fingerprint</dt>
+        <dd><code>${entry.fingerprint}</code></dd>
+      </dl>
+      ${payloadToggle(withPayload, "request and response")}
+      ${
+        withPayload &&
+        html`<h3>Request</h3>
+          <pre class="payload" id="request">${entry.request}</pre>
+          <h3>Response</h3>
+          <pre class="payload" id="response">${entry.response ?? "—"}</pre>`
+      }
+      <h3>Timeline</h3>
+      ${timeline(events, GUID_COLUMNS, withPayload)}
+    </section>`,
+  );
+}

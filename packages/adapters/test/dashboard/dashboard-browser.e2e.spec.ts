@@ -1,0 +1,128 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { machineGraph, VERQ_MACHINES, type VerqMachineName } from "@verq/core";
+import { createTestDatabase, type TestDatabase } from "@verq/testing";
+import { chromium, type Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SCRIPT_ID, SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
+import { startDashboard, type RunningDashboard } from "./support/start-dashboard.ts";
+
+/*
+ * O1: the dashboard in a real headless Chromium (Debian's `chromium`, driven by playwright-core),
+ * served by the real `verq dashboard` process on a seeded SQLite file. Every request that is not
+ * to 127.0.0.1 is blocked and recorded: the page must load without any. With VERQ_SCREENSHOT=1
+ * the overview is saved to docs/dashboard.png.
+ */
+
+const SCREENSHOT = fileURLToPath(new URL("../../../../docs/dashboard.png", import.meta.url));
+
+/** The Chromium binary: `VERQ_CHROMIUM`, else `chromium` on the PATH. Missing is a failure, never a skip. */
+function chromiumPath(): string {
+  const fromEnv = process.env.VERQ_CHROMIUM;
+  if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
+  try {
+    const found = execFileSync("which", ["chromium"], { encoding: "utf8" }).trim();
+    if (found !== "" && existsSync(found)) return found;
+  } catch {
+    // reported below
+  }
+  throw new Error("no Chromium found: install Debian's chromium package (apt-get install -y chromium) or set VERQ_CHROMIUM");
+}
+
+let database: TestDatabase;
+let dashboard: RunningDashboard;
+let browser: Browser;
+
+beforeAll(async () => {
+  const executablePath = chromiumPath();
+  database = await createTestDatabase("sqlite", "dashboard.sqlite");
+  const store = await database.open();
+  try {
+    await seedDashboard(store);
+  } finally {
+    await store.close();
+  }
+  [dashboard, browser] = await Promise.all([
+    startDashboard(["--db", database.db, "--port", "0"]),
+    chromium.launch({ executablePath, headless: true }),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await dashboard?.stop();
+  await database?.dispose();
+});
+
+describe("the dashboard in headless Chromium", () => {
+  it("loads offline, draws every state of every machine, lists a dead job with its reason, and /jobs/ID shows tokens 1 and 2", async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    const blocked: string[] = [];
+    const served: string[] = [];
+    await context.route("**/*", async (route) => {
+      const url = new URL(route.request().url());
+      if (url.protocol === "http:" && url.hostname === "127.0.0.1") {
+        served.push(url.pathname);
+        await route.continue();
+      } else {
+        blocked.push(url.href);
+        await route.abort("blockedbyclient");
+      }
+    });
+    const dialogs: string[] = [];
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+
+    const response = await page.goto(dashboard.url, { waitUntil: "load" });
+    expect(response?.status()).toBe(200);
+    // The stylesheet came from the dashboard itself and applies.
+    expect(served).toContain("/assets/dashboard.css");
+    expect(await page.evaluate<string>("getComputedStyle(document.querySelector('header')).backgroundColor")).toBe(
+      "rgb(29, 35, 43)",
+    );
+
+    // Every state of every machine, read from its definition, is a drawn node with its count.
+    for (const name of Object.keys(VERQ_MACHINES) as VerqMachineName[]) {
+      const graph = machineGraph(VERQ_MACHINES[name]);
+      const figure = page.locator(`figure[data-machine="${name}"]`);
+      await expect.poll(() => figure.locator("svg g.state").count()).toBe(graph.states.length);
+      for (const state of graph.states) {
+        const node = figure.locator(`svg g.state[data-state="${state}"]`);
+        expect(await node.isVisible(), `${name}.${state} is drawn`).toBe(true);
+        expect(await node.textContent()).toContain(state);
+      }
+      expect(await figure.locator("svg g.transition").count()).toBeGreaterThan(0);
+    }
+    for (const [state, count] of Object.entries(SEEDED.byState.job)) {
+      expect(await page.locator(`figure[data-machine="job"] g.state[data-state="${state}"]`).getAttribute("data-count")).toBe(
+        String(count),
+      );
+    }
+
+    // A dead job with its reason; the markup id is text, and no script ran.
+    const row = page.locator(`#dead-letters tr[data-job="${SEEDED.claimedTwice}"]`);
+    expect(await row.locator("td").nth(1).textContent()).toBe("permanent");
+    expect(await row.locator("td").nth(4).textContent()).toBe("2");
+    expect(await page.locator("#dead-letters").textContent()).toContain(SCRIPT_ID);
+    expect(await page.evaluate<number>("document.scripts.length")).toBe(0);
+
+    if (process.env.VERQ_SCREENSHOT === "1") await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+    // From the dead-letter table to the job's timeline: both claims with their tokens and owners.
+    await row.locator("a").click();
+    await page.waitForURL(`**/jobs/${SEEDED.claimedTwice}`);
+    const claims = page.locator('#timeline tr[data-type="job.claimed"]');
+    expect(await claims.locator('td[data-col="token"]').allTextContents()).toEqual(["1", "2"]);
+    expect(await claims.locator('td[data-col="owner"]').allTextContents()).toEqual(["worker-a", "worker-b"]);
+    expect(await page.locator("#job-token").textContent()).toBe("2");
+    expect(await page.locator("#payload").count()).toBe(0);
+
+    expect(dialogs).toEqual([]);
+    expect(blocked).toEqual([]);
+    await context.close();
+  }, 20_000);
+});
