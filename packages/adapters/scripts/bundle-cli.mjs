@@ -4,7 +4,9 @@
 // modules, and Node 20 has no compile cache. Bundled: the CLI, @verq/core and @verq/store from
 // their sources, kysely and xstate (their ES builds). Left to the installed packages: commander,
 // the native better-sqlite3, pg (loaded only for a PostgreSQL store), and fastify, undici and zod,
-// which only the commands that serve or call HTTP or read messages load. See docs/adr/0010-cli-start.md.
+// which only the commands that serve or call HTTP or read messages load, and pino, which only the
+// commands that log load (and whose transports, unused by verq, run in worker threads that load
+// their own files). See docs/adr/0010-cli-start.md.
 import { build } from "esbuild";
 
 await build({
@@ -19,7 +21,7 @@ await build({
   target: "node20",
   // verq-source: the workspace packages from their sources; module: xstate's ES build.
   conditions: ["verq-source", "module"],
-  external: ["better-sqlite3", "pg", "commander", "fastify", "undici", "zod"],
+  external: ["better-sqlite3", "pg", "commander", "fastify", "undici", "zod", "pino"],
   sourcemap: true,
   sourcesContent: true,
   legalComments: "inline",

@@ -49,5 +49,11 @@ export { listErrors, type ErrorEntry } from "./files/error-list.ts";
 export { replayFile } from "./files/replay-file.ts";
 export { inferSchema, type InferredSchema, type SchemaField } from "./files/schema-inference.ts";
 
+// Structured logs: the logger every `logger` option takes, and one line per HTTP request.
+export { createLogger, REDACTED_FIELDS, type CreateLoggerOptions } from "./logging.ts";
+export { LOG_LEVELS, type LogLevel } from "./log-fields.ts";
+export { logRequests } from "./http/request-log.ts";
+export type { LogFn, VerqLogger } from "@verq/store";
+
 // Crash tests of a service's own processes.
 export { failpoint, parseFailpoints, type FailpointAction } from "./failpoints.ts";

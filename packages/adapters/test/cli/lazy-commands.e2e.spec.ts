@@ -37,12 +37,12 @@ function packagesOf(modules: readonly string[]): Set<string> {
 const loadsWorkspacePackage = (modules: readonly string[], name: string): boolean =>
   modules.some((url) => url.includes(`/packages/${name}/`) && !url.includes("/node_modules/"));
 
-const HEAVY_FOR_HELP = ["fastify", "undici", "zod", "kysely", "better-sqlite3", "pg", "xstate"] as const;
-const EDGES = ["fastify", "undici", "zod"] as const;
+const HEAVY_FOR_HELP = ["fastify", "undici", "zod", "pino", "kysely", "better-sqlite3", "pg", "xstate"] as const;
+const EDGES = ["fastify", "undici", "zod", "pino"] as const;
 
 describe("the CLI loads a command's modules only when the command runs", () => {
   it.each([[["--help"]], [["jobs", "--help"]], [["relay", "--help"]], [["files", "consume", "--help"]]])(
-    "verq %j loads commander and none of the store, kysely, xstate, fastify, undici, zod or a database driver",
+    "verq %j loads commander and none of the store, kysely, xstate, fastify, undici, zod, pino or a database driver",
     async (args) => {
       const { run, modules } = await verqLoading(args);
       expect(run.status).toBe(0);
@@ -71,7 +71,7 @@ afterEach(async () => {
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] verq jobs stats`, () => {
-    it("loads the store, kysely and the engine's driver, and no fastify, undici or zod", async () => {
+    it("loads the store, kysely and the engine's driver, and no fastify, undici, zod or pino", async () => {
       const database = await createTestDatabase(engine, "stats.sqlite");
       cleanups.push(() => database.dispose());
       const enqueued = await runVerq(["jobs", "enqueue", "--db", database.db, "--id", "a-1", "--payload", "{}"]);
