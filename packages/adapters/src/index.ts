@@ -52,7 +52,7 @@ export { inferSchema, type InferredSchema, type SchemaField } from "./files/sche
 // Structured logs: the logger every `logger` option takes, and one line per HTTP request.
 export { createLogger, REDACTED_FIELDS, type CreateLoggerOptions } from "./logging.ts";
 export { LOG_LEVELS, type LogLevel } from "./log-fields.ts";
-export { logRequests } from "./http/request-log.ts";
+export { RequestLogController } from "./http/request-log-controller.ts";
 export type { LogFn, VerqLogger } from "@verq/store";
 
 // Crash tests of a service's own processes.

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { receiverPlugin, type ReceiverPluginOptions } from "./receiver-plugin.ts";
-import { logRequests } from "./request-log.ts";
+import { RequestLogController } from "./request-log-controller.ts";
 
 /**
  * Settings of {@link createReceiverServer}: those of {@link receiverPlugin}, whose `logger` is
@@ -13,7 +13,7 @@ export type ReceiverServerOptions = ReceiverPluginOptions & {
 /**
  * A Fastify app with nothing but {@link receiverPlugin} at the root (`POST /`), for a receiver
  * that runs as its own process. The caller may add routes, listens and closes it. With a
- * `logger`, each request is one line (see `logRequests`) besides the receiver's own; without,
+ * `logger`, each request is one line (see `RequestLogController`) besides the receiver's own; without,
  * it logs nothing.
  */
 export function createReceiverServer(options: ReceiverServerOptions): FastifyInstance {
@@ -22,8 +22,7 @@ export function createReceiverServer(options: ReceiverServerOptions): FastifyIns
     void app.register(receiverPlugin, options);
     return app;
   }
-  const app = Fastify({ loggerInstance: options.logger, disableRequestLogging: true });
-  logRequests(app);
+  const app = Fastify({ loggerInstance: options.logger, logController: new RequestLogController() });
   void app.register(receiverPlugin, options);
   return app;
 }

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
-import { logRequests } from "../http/request-log.ts";
+import { RequestLogController } from "../http/request-log-controller.ts";
 import { relayPlugin, type RelayPluginOptions } from "./relay-plugin.ts";
 
 /**
@@ -13,7 +13,7 @@ export type RelayServerOptions = RelayPluginOptions & {
 /**
  * A Fastify app with nothing but {@link relayPlugin} at the root (`POST /transfer`), for a relay
  * that runs as its own process (`verq relay serve`). The caller listens and closes it. With a
- * `logger`, each request is one line (see `logRequests`) besides the relay's own (those of a
+ * `logger`, each request is one line (see `RequestLogController`) besides the relay's own (those of a
  * `relay` given ready-made go to its own logger); without, it logs nothing.
  */
 export function createRelayServer(options: RelayServerOptions): FastifyInstance {
@@ -22,8 +22,7 @@ export function createRelayServer(options: RelayServerOptions): FastifyInstance 
     void app.register(relayPlugin, options);
     return app;
   }
-  const app = Fastify({ loggerInstance: options.logger, disableRequestLogging: true });
-  logRequests(app);
+  const app = Fastify({ loggerInstance: options.logger, logController: new RequestLogController() });
   void app.register(relayPlugin, options);
   return app;
 }
