@@ -43,7 +43,8 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
       "--recover-after <duration>",
       "also take over files in processing/ this old whatever their owner (e.g. a consumer on another host)",
     )
-    .addOption(logLevelOption())
+    // warn: a run prints its totals; each file's line is there with --log-level info.
+    .addOption(logLevelOption("warn"))
     .addOption(jsonOption())
     .action(async (root: string, o: ConsumeOptions) => (await profileActions()).consume(context, root, o));
 

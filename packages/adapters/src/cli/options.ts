@@ -32,12 +32,13 @@ export interface LogLevelOptions {
 
 /**
  * The `--log-level <level>` option of the commands that serve or work (`fatal`, `error`, `warn`,
- * `info`, `debug`, `trace` or `silent`; `info` by default, or the `VERQ_LOG_LEVEL` environment
- * variable), for `command.addOption`. The action checks it with `parseLogLevel` before it opens
- * anything and makes its logger with `openLogger` (./cli-logger.ts): JSON lines on stderr.
+ * `info`, `debug`, `trace` or `silent`; `byDefault` when neither the option nor the
+ * `VERQ_LOG_LEVEL` environment variable is given), for `command.addOption`. The action checks it
+ * with `parseLogLevel` before it opens anything and makes its logger with `openLogger`
+ * (./cli-logger.ts): JSON lines on stderr.
  */
-export function logLevelOption(): Option {
+export function logLevelOption(byDefault: "info" | "warn" = "info"): Option {
   return new Option("--log-level <level>", `JSON log lines on stderr from this level: ${LOG_LEVELS.join(", ")}`)
     .env("VERQ_LOG_LEVEL")
-    .default("info");
+    .default(byDefault);
 }

@@ -351,10 +351,14 @@ for (const engine of ENGINES) {
       cleanups.push(dir.remove);
       const dirs = initQueue(join(dir.path, "q"));
       const message = (id: string) => JSON.stringify({ msg_id: id, order_no: SECRET, seq: 1, amount: 5 });
+      writeFileSync(join(dirs.inbox, "first.json"), message("m-0"));
+      const quiet = await runVerq(["files", "consume", dirs.root, "--db", database.db]);
+      // Its default level is warn: a run prints its totals and logs nothing when all went well.
+      expect([quiet.status, quiet.stdout, quiet.stderr]).toEqual([0, "done=1 error=0 duplicates=0 recovered=0\n", ""]);
       writeFileSync(join(dirs.inbox, "a.json"), message("m-1"));
       writeFileSync(join(dirs.inbox, "b.json"), message("m-1"));
       writeFileSync(join(dirs.inbox, "c.json"), `{"msg_id": "${SECRET}"`);
-      const run = await runVerq(["files", "consume", dirs.root, "--db", database.db]);
+      const run = await runVerq(["files", "consume", dirs.root, "--db", database.db, "--log-level", "info"]);
       expect([run.status, run.stdout]).toEqual([0, "done=2 error=1 duplicates=1 recovered=0\n"]);
       const lines = logLines(run.stderr);
       expectEnvelope(lines, "verq-files");
