@@ -57,4 +57,3 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     destination,
   );
 }
-

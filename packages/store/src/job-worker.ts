@@ -375,7 +375,9 @@ export class JobWorker {
     for (const lost of expired) {
       log.warn(
         { id: lost.id, token: lost.token, owner: lost.owner, state: lost.state, by: this.#owner },
-        lost.state === "leased" ? "lease expired; taken over by a new claim" : "lease expired on the last attempt; the job is dead",
+        lost.state === "leased"
+          ? "lease expired; taken over by a new claim"
+          : "lease expired on the last attempt; the job is dead",
       );
     }
     for (const job of claimed) {

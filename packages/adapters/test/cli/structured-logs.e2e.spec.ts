@@ -39,7 +39,7 @@ const withMsg = (lines: readonly Line[], msg: string): Line[] => lines.filter((l
 /** What every line has: a level label, a time in ms, the process's pid and the logger's name. */
 function expectEnvelope(lines: readonly Line[], name: string): void {
   for (const line of lines) {
-    expect(line).toMatchObject({ level: expect.any(String), time: expect.any(Number), pid: expect.any(Number), name });
+    expect([typeof line.level, typeof line.time, typeof line.pid, line.name]).toEqual(["string", "number", "number", name]);
   }
 }
 
@@ -163,7 +163,7 @@ for (const engine of ENGINES) {
           token: 1,
           owner: "w1",
           code: "VERQ_BAD_ACK",
-          sendMs: expect.any(Number),
+          sendMs: expect.any(Number) as unknown,
         }),
       ]);
 
@@ -329,7 +329,7 @@ for (const engine of ENGINES) {
           from: "SENT",
           to: "DONE",
           accepted: true,
-          coreMs: expect.any(Number),
+          coreMs: expect.any(Number) as unknown,
         }),
       ]);
       expect(withMsg(lines, "transfer refused")).toEqual([
