@@ -5,7 +5,9 @@
 // their sources, kysely and xstate (their ES builds). Left to the installed packages: commander,
 // the native better-sqlite3, pg (loaded only for a PostgreSQL store), and fastify, undici, zod,
 // prom-client and cli-progress, which only the commands that serve or call HTTP, read messages,
-// serve metrics or draw a progress bar load. See docs/adr/0010-cli-start.md.
+// serve metrics or draw a progress bar load, and pino, which only the commands that log load (and
+// whose transports, unused by verq, run in worker threads that load their own files). See
+// docs/adr/0010-cli-start.md.
 import { build } from "esbuild";
 
 await build({
@@ -20,7 +22,7 @@ await build({
   target: "node20",
   // verq-source: the workspace packages from their sources; module: xstate's ES build.
   conditions: ["verq-source", "module"],
-  external: ["better-sqlite3", "pg", "commander", "fastify", "undici", "zod", "prom-client", "cli-progress"],
+  external: ["better-sqlite3", "pg", "commander", "fastify", "undici", "zod", "prom-client", "cli-progress", "pino"],
   sourcemap: true,
   sourcesContent: true,
   legalComments: "inline",

@@ -52,6 +52,11 @@ export { inferSchema, type InferredSchema, type SchemaField } from "./files/sche
 // The read-only dashboard, as a plugin for the service's own Fastify app or as a server of its own.
 export { dashboardPlugin, type DashboardPluginOptions } from "./dashboard/dashboard-plugin.ts";
 export { createDashboardServer, type DashboardServerOptions } from "./dashboard/dashboard-server.ts";
+// Structured logs: the logger every `logger` option takes, and one line per HTTP request.
+export { createLogger, REDACTED_FIELDS, type CreateLoggerOptions } from "./logging.ts";
+export { LOG_LEVELS, type LogLevel } from "./log-fields.ts";
+export { RequestLogController } from "./http/request-log-controller.ts";
+export type { LogFn, VerqLogger } from "@verq/store";
 
 // Crash tests of a service's own processes.
 export { failpoint, parseFailpoints, type FailpointAction } from "./failpoints.ts";

@@ -10,6 +10,7 @@ export {
   type EnqueueOptions,
   type FinishInput,
   type EnqueueResult,
+  type LeaseExpiry,
   type JobQueueOptions,
   type RedriveLimit,
   type RedriveRecord,
@@ -17,6 +18,7 @@ export {
   type Sender,
 } from "./job-queue.ts";
 export { JobWorker, type DrainOptions, type JobWorkerOptions, type JobWorkerReport, type JobWorkerResult } from "./job-worker.ts";
+export { errorFields, type LogFn, type VerqLogger } from "./verq-logger.ts";
 export type { VerqDatabase } from "./schema.ts";
 export type { JobStats } from "./sql/jobs/selectJobStats.ts";
 export { readAllEvents } from "./sql/events/readAllEvents.ts";

@@ -120,6 +120,20 @@ export interface EnqueueResult {
 /** A claimed job: leased to the caller, with the fencing token it must present to finish. */
 export type ClaimedJob = Job & { readonly state: "leased"; readonly owner: string; readonly leaseUntil: number };
 
+/**
+ * A lease that a claim found expired (SPEC J3): the job taken over with the next token
+ * (`state` leased), or, when the expired lease was its last attempt, `dead(exhausted)`.
+ */
+export interface LeaseExpiry {
+  readonly id: string;
+  /** The token of the lease that expired. */
+  readonly token: number;
+  /** Who held it. */
+  readonly owner: string | null;
+  /** The job's state after the claim: `leased` (taken over) or `dead`. */
+  readonly state: JobState;
+}
+
 /** Delivers a job downstream. Only a return of exactly `true` is success (SPEC J5). */
 export type Sender = (job: ClaimedJob) => unknown;
 
@@ -322,26 +336,26 @@ export class JobQueue {
    */
   async claimMany(owner: string, max: number, options: { leaseMs?: number } = {}): Promise<ClaimedJob[]> {
     const leaseMs = this.#checkClaim(owner, max, options);
-    return this.#store.transaction((trx) => this.#claimIn(trx, owner, max, leaseMs));
+    return this.#store.transaction(async (trx) => (await this.#claimIn(trx, owner, max, leaseMs)).claimed);
   }
 
   /**
    * A worker's round in one transaction: records `finishes` exactly as {@link finishMany}, then
    * claims up to `max` jobs exactly as {@link claimMany}. One commit instead of two; the same
-   * per-job rules. `max` 0 only records.
+   * per-job rules. `max` 0 only records. `expired` lists the expired leases the claims found.
    */
   async finishAndClaim(
     finishes: readonly FinishInput[],
     owner: string,
     max: number,
     options: { leaseMs?: number } = {},
-  ): Promise<{ accepted: boolean[]; claimed: ClaimedJob[] }> {
+  ): Promise<{ accepted: boolean[]; claimed: ClaimedJob[]; expired: LeaseExpiry[] }> {
     checkFinishes(finishes);
     const leaseMs = max === 0 ? 0 : this.#checkClaim(owner, max, options);
     return this.#store.transaction(async (trx) => {
       const accepted = await this.#finishIn(trx, finishes);
-      const claimed = max === 0 ? [] : await this.#claimIn(trx, owner, max, leaseMs);
-      return { accepted, claimed };
+      const { claimed, expired } = max === 0 ? { claimed: [], expired: [] } : await this.#claimIn(trx, owner, max, leaseMs);
+      return { accepted, claimed, expired };
     });
   }
 
@@ -351,12 +365,18 @@ export class JobQueue {
     return checkLeaseMs(options?.leaseMs ?? this.#defaultLeaseMs);
   }
 
-  async #claimIn(trx: Kysely<VerqDatabase>, owner: string, max: number, leaseMs: number): Promise<ClaimedJob[]> {
+  async #claimIn(
+    trx: Kysely<VerqDatabase>,
+    owner: string,
+    max: number,
+    leaseMs: number,
+  ): Promise<{ claimed: ClaimedJob[]; expired: LeaseExpiry[] }> {
     // Read the clock once the write lock is held: time spent waiting for another process
     // must not be taken out of the lease being handed out.
     const now = this.#clock.now();
     const command = jobCommands.claim({ owner, leaseMs, now });
     const claimed: ClaimedJob[] = [];
+    const expired: LeaseExpiry[] = [];
     while (claimed.length < max) {
       // Some candidates do not end leased (an expired last attempt goes dead): ask again.
       const candidates = await selectClaimCandidates(trx, this.#store.dialect, now, Math.max(8, max - claimed.length));
@@ -367,11 +387,12 @@ export class JobQueue {
         if (!decision.accepted) continue;
         changes.push({ before: job, after: decision.after, events: decision.events });
         if (decision.after.state === "leased") claimed.push(decision.after as ClaimedJob);
+        if (job.state === "leased") expired.push({ id: job.id, token: job.token, owner: job.owner, state: decision.after.state });
       }
       if (changes.length === 0) break;
       await commitChanges(trx, this.#store.dialect, this.#jobs, changes);
     }
-    return claimed;
+    return { claimed, expired };
   }
 
   /**

@@ -1,5 +1,14 @@
 import { VerqError, checkIdentifier, checkLeaseMs, type FinishOutcome } from "@verq/core";
-import { MAX_BATCH_SIZE, sendForOutcome, type ClaimedJob, type FinishInput, type JobQueue, type Sender } from "./job-queue.ts";
+import {
+  MAX_BATCH_SIZE,
+  sendForOutcome,
+  type ClaimedJob,
+  type FinishInput,
+  type JobQueue,
+  type LeaseExpiry,
+  type Sender,
+} from "./job-queue.ts";
+import { elapsedMs, errorFields, type VerqLogger } from "./verq-logger.ts";
 
 /** Settings of a {@link JobWorker}. */
 export interface JobWorkerOptions {
@@ -41,6 +50,14 @@ export interface JobWorkerOptions {
    * their leases expire, as after a crash.
    */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Where the worker logs what it does, never a payload: each claim at debug (id, token, owner,
+   * leaseUntil, attempt); each recorded outcome at info (id, token, outcome, accepted, sendMs,
+   * durationMs from claim to record), at warn when refused as stale; each expired lease a claim
+   * took over at warn; sends that failed unexpectedly, failed heartbeats and failed rounds at
+   * error (their code and message). None by default.
+   */
+  readonly logger?: VerqLogger;
 }
 
 /** What the worker did with one job's outcome. */
@@ -87,6 +104,12 @@ interface Held {
   beating: boolean;
 }
 
+/** When the worker claimed a job and how long its send took (`performance.now()` ms), for the log. */
+interface Timing {
+  readonly claimedAt: number;
+  sendMs: number | null;
+}
+
 /**
  * A worker loop with group commit: each round is one transaction that records the outcomes
  * that have arrived and claims up to `batchSize` due jobs; the jobs are sent with at most
@@ -115,6 +138,9 @@ export class JobWorker {
   readonly #onFinished: ((result: JobWorkerResult) => void) | undefined;
   readonly #beforeRecord: ((outcomes: readonly FinishInput[]) => void) | undefined;
   readonly #onError: ((error: unknown) => void) | undefined;
+  readonly #log: VerqLogger | undefined;
+  /** Per job held (by {@link heldKey}), only when there is a logger. */
+  readonly #timings = new Map<string, Timing>();
 
   readonly #waiting: ClaimedJob[] = [];
   readonly #outcomes: FinishInput[] = [];
@@ -153,6 +179,7 @@ export class JobWorker {
     this.#onFinished = options.onFinished;
     this.#beforeRecord = options.beforeRecord;
     this.#onError = options.onError;
+    this.#log = options.logger;
   }
 
   /**
@@ -223,7 +250,7 @@ export class JobWorker {
         const claiming = !this.#stopping && room > 0 && (held === 0 || room >= Math.ceil(this.#batchSize / 2));
         let claimed = 0;
         if (outcomes.length > 0 || claiming) {
-          let round: { accepted: boolean[]; claimed: ClaimedJob[] };
+          let round: { accepted: boolean[]; claimed: ClaimedJob[]; expired: LeaseExpiry[] };
           try {
             if (outcomes.length > 0) this.#beforeRecord?.(outcomes);
             // One transaction records the outcomes that arrived and claims the next jobs.
@@ -231,6 +258,10 @@ export class JobWorker {
           } catch (error) {
             // The transaction changed nothing: keep its outcomes for the next round.
             this.#outcomes.unshift(...outcomes);
+            this.#log?.error(
+              { ...errorFields(error), owner: this.#owner, outcomes: outcomes.length },
+              "worker round failed; its outcomes are kept for the next round",
+            );
             if (untilIdle || this.#onError === undefined || this.#stopping) throw error;
             this.#report.errors++;
             this.#onError(error);
@@ -241,6 +272,7 @@ export class JobWorker {
           this.#claimBudget -= claimed;
           this.#report.claimed += claimed;
           if (claiming) this.#report.claimTransactions++;
+          this.#logClaims(round.claimed, round.expired);
           for (const job of round.claimed) this.#hold(job);
           this.#waiting.push(...round.claimed);
           this.#startSends();
@@ -255,6 +287,7 @@ export class JobWorker {
     } finally {
       // On a failed run the jobs still waiting are left to their leases, as after a crash.
       this.#halted = true;
+      for (const job of this.#waiting) this.#timings.delete(heldKey(job.id, job.token));
       this.#waiting.length = 0;
       for (const key of [...this.#held.keys()]) this.#release(key);
       // A heartbeat that started before the release still writes: wait for it (it never rejects).
@@ -278,13 +311,22 @@ export class JobWorker {
   /** Sends one job and queues its outcome; never rejects. */
   async #send(job: ClaimedJob): Promise<void> {
     let outcome: FinishOutcome | null = null;
+    const key = heldKey(job.id, job.token);
+    const sentAt = performance.now();
     try {
       outcome = await sendForOutcome(this.#sender, job);
     } catch (error) {
       this.#report.leftLeased++;
-      this.#release(heldKey(job.id, job.token));
+      this.#release(key);
+      this.#timings.delete(key);
+      this.#log?.error(
+        { ...errorFields(error), id: job.id, token: job.token, owner: this.#owner, sendMs: elapsedMs(sentAt) },
+        "send failed unexpectedly; the job stays leased until its lease expires",
+      );
       this.#onSendError?.(job, error);
     } finally {
+      const timing = this.#timings.get(key);
+      if (timing !== undefined) timing.sendMs = elapsedMs(sentAt);
       this.#inFlight--;
       if (outcome !== null) this.#outcomes.push({ id: job.id, token: job.token, outcome });
       this.#startSends();
@@ -301,7 +343,9 @@ export class JobWorker {
       const ok = accepted[i] === true;
       if (ok) this.#report[finish.outcome]++;
       else this.#report.refused++;
-      return { id: finish.id, token: finish.token, outcome: finish.outcome, accepted: ok };
+      const result = { id: finish.id, token: finish.token, outcome: finish.outcome, accepted: ok };
+      this.#logOutcome(result);
+      return result;
     });
     if (this.#onFinished !== undefined) for (const result of results) this.#onFinished(result);
   }
@@ -324,6 +368,50 @@ export class JobWorker {
     this.#held.set(key, { timer, beating: false });
   }
 
+  #logClaims(claimed: readonly ClaimedJob[], expired: readonly LeaseExpiry[]): void {
+    const log = this.#log;
+    if (log === undefined) return;
+    const now = performance.now();
+    for (const lost of expired) {
+      log.warn(
+        { id: lost.id, token: lost.token, owner: lost.owner, state: lost.state, by: this.#owner },
+        lost.state === "leased"
+          ? "lease expired; taken over by a new claim"
+          : "lease expired on the last attempt; the job is dead",
+      );
+    }
+    for (const job of claimed) {
+      this.#timings.set(heldKey(job.id, job.token), { claimedAt: now, sendMs: null });
+      log.debug(
+        {
+          id: job.id,
+          token: job.token,
+          owner: job.owner,
+          leaseUntil: job.leaseUntil,
+          attempt: job.attempts,
+          maxAttempts: job.maxAttempts,
+        },
+        "claimed",
+      );
+    }
+  }
+
+  #logOutcome(result: JobWorkerResult): void {
+    const log = this.#log;
+    if (log === undefined) return;
+    const key = heldKey(result.id, result.token);
+    const timing = this.#timings.get(key);
+    this.#timings.delete(key);
+    const fields = {
+      ...result,
+      owner: this.#owner,
+      sendMs: timing?.sendMs ?? null,
+      durationMs: timing === undefined ? null : elapsedMs(timing.claimedAt),
+    };
+    if (result.accepted) log.info(fields, "outcome recorded");
+    else log.warn(fields, "stale finish refused: the lease was lost and another worker holds the job");
+  }
+
   async #heartbeat(key: string, job: ClaimedJob, leaseMs: number): Promise<void> {
     const held = this.#held.get(key);
     if (held === undefined || held.beating) return;
@@ -335,6 +423,7 @@ export class JobWorker {
       else this.#release(key);
     } catch (error) {
       this.#report.errors++;
+      this.#log?.error({ ...errorFields(error), id: job.id, token: job.token, owner: this.#owner }, "heartbeat failed");
       this.#onError?.(error);
     } finally {
       held.beating = false;

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { DEFAULT_MAX_BYTES } from "../files/read-claimed-file.ts";
 import type { ReplayOptions } from "./files-actions.ts";
 import type { ConsumeOptions, OrderCheckOptions, SchemaOptions } from "./files-profile-actions.ts";
-import { dbOption, jsonOption, type DbOptions, type JsonOptions } from "./options.ts";
+import { dbOption, jsonOption, logLevelOption, type DbOptions, type JsonOptions } from "./options.ts";
 import type { CliContext } from "./output.ts";
 
 // Loaded when a command runs: the folders (and the store with --db) for all, the message profile's validator for the others.
@@ -43,6 +43,8 @@ export function registerFilesCommands(program: Command, context: CliContext): vo
       "--recover-after <duration>",
       "also take over files in processing/ this old whatever their owner (e.g. a consumer on another host)",
     )
+    // warn: a run prints its totals; each file's line is there with --log-level info.
+    .addOption(logLevelOption("warn"))
     .addOption(jsonOption())
     .action(async (root: string, o: ConsumeOptions) => (await profileActions()).consume(context, root, o));
 

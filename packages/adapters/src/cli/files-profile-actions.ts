@@ -2,10 +2,11 @@ import { csvLine } from "../files/csv.ts";
 import { FileConsumer, type ConsumeTotals } from "../files/file-consumer.ts";
 import { DEFAULT_PROFILE, loadProfile, type FileQueueProfile } from "../files/profile.ts";
 import { inferSchema } from "../files/schema-inference.ts";
+import { openLogger, parseLogLevel } from "./cli-logger.ts";
 import { onStopSignal, parseDuration, parseWholeNumber, runCommand } from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
 import { withLedger } from "./files-actions.ts";
-import type { DbOptions, JsonOptions } from "./options.ts";
+import type { DbOptions, JsonOptions, LogLevelOptions } from "./options.ts";
 import { emit, type CliContext } from "./output.ts";
 
 /*
@@ -19,7 +20,7 @@ const describeTotals = (t: ConsumeTotals): string =>
   `done=${t.done} error=${t.error} duplicates=${t.duplicates} recovered=${t.recovered}`;
 
 /** The options of `verq files consume`. */
-export interface ConsumeOptions extends DbOptions {
+export interface ConsumeOptions extends DbOptions, LogLevelOptions {
   readonly watch?: boolean;
   readonly poll: string;
   readonly profile?: string;
@@ -35,11 +36,13 @@ export const consume = (context: CliContext, root: string, o: ConsumeOptions): P
     const maxBytes = parseWholeNumber(o.maxBytes, "--max-bytes");
     const pollMs = parseDuration(o.poll, "--poll");
     const recoverAfterMs = o.recoverAfter === undefined ? undefined : parseDuration(o.recoverAfter, "--recover-after");
+    const logLevel = parseLogLevel(o.logLevel);
     const json = o.json === true;
     return withLedger(o.db, false, async (ledger) => {
       const consumer = new FileConsumer({
         root,
         ledger,
+        logger: await openLogger(context, logLevel, "verq-files"),
         profile,
         maxBytes,
         ...(recoverAfterMs === undefined ? {} : { recoverAfterMs }),

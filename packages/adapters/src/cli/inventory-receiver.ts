@@ -1,6 +1,6 @@
 import { VerqError } from "@verq/core";
 import { ReceiptBook, type VerqStore } from "@verq/store";
-import type { FastifyInstance } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { ReceiverEffect } from "../http/receiver-plugin.ts";
 import { createReceiverServer } from "../http/receiver-server.ts";
@@ -69,6 +69,8 @@ export interface InventoryReceiverOptions {
   readonly item?: string;
   /** Largest accepted request body in bytes: 64 KiB. */
   readonly bodyLimit?: number;
+  /** The receiver's and the requests' log lines (see `createReceiverServer`); none by default. */
+  readonly logger?: FastifyBaseLogger;
 }
 
 /**
@@ -83,6 +85,7 @@ export async function createInventoryReceiver(options: InventoryReceiverOptions)
     store: options.store,
     effect: inventoryEffect(item),
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   app.get("/inventory", () => inventoryCounts(options.store, item));
   return app;

@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import type { DeadOptions, EnqueueOptions, FinishOptions, RedriveOptions } from "./jobs-actions.ts";
 import type { EnqueueFromOptions, RedriveAllOptions } from "./jobs-bulk.ts";
 import type { WorkOptions } from "./jobs-work.ts";
-import { dbOption, jsonOption, type DbOptions } from "./options.ts";
+import { dbOption, jsonOption, logLevelOption, type DbOptions } from "./options.ts";
 import type { CliContext } from "./output.ts";
 
 // Loaded when a command runs: the store for all, the HTTP sender only for `work`, the bulk forms only for `--from` and `--all`.
@@ -54,6 +54,7 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
     .option("--exit-when-idle", "exit when no job is due instead of polling")
     .option("--poll <duration>", "pause between polls when idle", "200ms")
     .option("--timeout <duration>", "HTTP timeout per delivery", "10s")
+    .addOption(logLevelOption())
     .addOption(jsonOption("print JSON lines"))
     .action(async (o: WorkOptions) => (await worker()).work(context, o));
 

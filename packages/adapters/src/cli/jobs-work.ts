@@ -5,7 +5,8 @@ import { failpoint } from "../failpoints.ts";
 import { clockFromEnv } from "./clock-from-env.ts";
 import { onStopSignal, untilStopSignal, parseDuration, parseHttpUrl, parseWholeNumber, runCommand, withStore } from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
-import type { DbOptions } from "./options.ts";
+import { openLogger, parseLogLevel } from "./cli-logger.ts";
+import type { DbOptions, LogLevelOptions } from "./options.ts";
 import { emit, reportError, type CliContext } from "./output.ts";
 
 /** The longest HTTP timeout per delivery: above it, Node's timers would fire at once. */
@@ -14,7 +15,7 @@ const MAX_TIMEOUT_MS = 86_400_000;
 const describeResult = (r: JobWorkerResult): string => `${r.id} token=${r.token} outcome=${r.outcome} accepted=${r.accepted}`;
 
 /** The options of `verq jobs work`. */
-export interface WorkOptions extends DbOptions {
+export interface WorkOptions extends DbOptions, LogLevelOptions {
   readonly target: string;
   readonly owner: string;
   readonly lease: string;
@@ -45,6 +46,7 @@ async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
   const concurrency = parseWholeNumber(o.concurrency, "--concurrency", { min: 1, max: MAX_BATCH_SIZE });
   const idleMs = parseDuration(o.poll, "--poll", { min: 1, max: 3_600_000 });
   const timeoutMs = parseDuration(o.timeout, "--timeout", { min: 1, max: MAX_TIMEOUT_MS });
+  const logLevel = parseLogLevel(o.logLevel);
   const clock = clockFromEnv();
   const http = createHttpSender({ url: target, timeoutMs });
   const sender = async (job: ClaimedJob) => {
@@ -56,8 +58,10 @@ async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
   };
   const once = o.once === true;
   return withStore(o.db, async (store) => {
+    const logger = await openLogger(context, logLevel, "verq-worker");
     const worker = new JobWorker(new JobQueue(store, { clock }), {
       owner,
+      logger,
       sender,
       leaseMs,
       idleMs,

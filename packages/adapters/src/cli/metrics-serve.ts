@@ -3,13 +3,15 @@ import { Registry } from "prom-client";
 import { openQueue } from "../files/queue-dirs.ts";
 import { metricsPlugin } from "../metrics/metrics-plugin.ts";
 import { registerVerqMetrics } from "../metrics/verq-metrics.ts";
+import { openLogger, parseLogLevel } from "./cli-logger.ts";
 import { clockFromEnv } from "./clock-from-env.ts";
+import { RequestLogController } from "../http/request-log-controller.ts";
 import { parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
-import type { DbOptions } from "./options.ts";
+import type { DbOptions, LogLevelOptions } from "./options.ts";
 import { emit, type CliContext } from "./output.ts";
 
 /** The options of `verq metrics`. */
-export interface MetricsServeOptions extends DbOptions {
+export interface MetricsServeOptions extends DbOptions, LogLevelOptions {
   readonly port: string;
   readonly host: string;
   readonly files?: string;
@@ -22,13 +24,15 @@ export const serve = (context: CliContext, o: MetricsServeOptions): Promise<void
     const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
     if (o.files !== undefined) openQueue(o.files);
     const clock = clockFromEnv();
+    const logLevel = parseLogLevel(o.logLevel);
     // Read only: a SQLite file that does not exist is exit 4, and none is created.
     return withStore(
       o.db,
       async (store) => {
         const registry = new Registry();
         registerVerqMetrics(registry, { store, clock, ...(o.files === undefined ? {} : { files: o.files }) });
-        const app = Fastify({ logger: false });
+        const logger = await openLogger(context, logLevel, "verq-metrics");
+        const app = Fastify({ loggerInstance: logger, logController: new RequestLogController() });
         await app.register(metricsPlugin, { registry });
         const address = await app.listen({ port, host: o.host });
         const url = `${address}/metrics`;

@@ -1,4 +1,5 @@
 import { Option } from "commander";
+import { LOG_LEVELS } from "../log-fields.ts";
 
 /** The `--json` option as commander hands it to an action. */
 export interface JsonOptions {
@@ -22,4 +23,22 @@ export function dbOption(description = "SQLite file or postgres:// URL"): Option
 /** The `--json` option (machine-readable output on stdout, errors as `{"error":{"code","message"}}`), for `command.addOption`. */
 export function jsonOption(description = "print JSON"): Option {
   return new Option("--json", description);
+}
+
+/** The `--log-level` option as commander hands it to an action. */
+export interface LogLevelOptions {
+  readonly logLevel: string;
+}
+
+/**
+ * The `--log-level <level>` option of the commands that serve or work (`fatal`, `error`, `warn`,
+ * `info`, `debug`, `trace` or `silent`; `byDefault` when neither the option nor the
+ * `VERQ_LOG_LEVEL` environment variable is given), for `command.addOption`. The action checks it
+ * with `parseLogLevel` before it opens anything and makes its logger with `openLogger`
+ * (./cli-logger.ts): JSON lines on stderr.
+ */
+export function logLevelOption(byDefault: "info" | "warn" = "info"): Option {
+  return new Option("--log-level <level>", `JSON log lines on stderr from this level: ${LOG_LEVELS.join(", ")}`)
+    .env("VERQ_LOG_LEVEL")
+    .default(byDefault);
 }

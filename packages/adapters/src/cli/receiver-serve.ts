@@ -1,9 +1,11 @@
+import { openLogger, parseLogLevel } from "./cli-logger.ts";
 import { parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
 import { createInventoryReceiver } from "./inventory-receiver.ts";
+import type { LogLevelOptions } from "./options.ts";
 import type { CliContext } from "./output.ts";
 
 /** The options of `verq receiver serve`. */
-export interface ReceiverServeOptions {
+export interface ReceiverServeOptions extends LogLevelOptions {
   readonly db: string;
   readonly port: string;
   readonly host: string;
@@ -14,8 +16,10 @@ export const serve = (context: CliContext, o: ReceiverServeOptions): Promise<voi
   runCommand(context, {}, () => {
     // Checked before the database is opened: a bad port creates nothing.
     const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
+    const logLevel = parseLogLevel(o.logLevel);
     return withStore(o.db, async (store) => {
-      const app = await createInventoryReceiver({ store });
+      const logger = await openLogger(context, logLevel, "verq-receiver");
+      const app = await createInventoryReceiver({ store, logger });
       const address = await app.listen({ port, host: o.host });
       context.io.out(`receiver listening on ${address}`);
       await untilStopSignal();

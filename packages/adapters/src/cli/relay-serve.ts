@@ -1,16 +1,18 @@
 import { VerqError } from "@verq/core";
-import { GuidLedger } from "@verq/store";
+import { GuidLedger, errorFields } from "@verq/store";
 import { createHttpCoreClient } from "../relay/http-core-client.ts";
 import { createRelayServer } from "../relay/relay-server.ts";
 import { RelayService } from "../relay/relay-service.ts";
+import { openLogger, parseLogLevel } from "./cli-logger.ts";
 import { clockFromEnv } from "./clock-from-env.ts";
 import { parseDuration, parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
+import type { LogLevelOptions } from "./options.ts";
 import { emit, reportError, type CliContext } from "./output.ts";
 import { list } from "./relay-actions.ts";
 import type { CoreOptions } from "./relay-core-actions.ts";
 
 /** The options of `verq relay serve`. */
-export interface ServeOptions extends CoreOptions {
+export interface ServeOptions extends CoreOptions, LogLevelOptions {
   readonly port: string;
   readonly host: string;
   readonly recoverAfter: string;
@@ -35,9 +37,12 @@ export const serve = (context: CliContext, o: ServeOptions): Promise<void> =>
       );
     }
     const maxAttempts = parseWholeNumber(o.maxAttempts, "--max-attempts", { min: 1 });
+    const logLevel = parseLogLevel(o.logLevel);
     const core = createHttpCoreClient({ url: o.core, timeoutMs });
     return withStore(o.db, async (store) => {
-      const service = new RelayService({ ledger: new GuidLedger(store, { clock: clockFromEnv() }), core, maxAttempts });
+      const logger = await openLogger(context, logLevel, "verq-relay");
+      const ledger = new GuidLedger(store, { clock: clockFromEnv() });
+      const service = new RelayService({ ledger, core, maxAttempts, logger });
       const sweep = async () => {
         const swept = await service.recover(recoverAfterMs);
         if (swept.failed.length + swept.unknown.length > 0) {
@@ -51,12 +56,15 @@ export const serve = (context: CliContext, o: ServeOptions): Promise<void> =>
         }
       };
       await sweep();
-      const app = createRelayServer({ relay: service });
+      const app = createRelayServer({ relay: service, logger });
       const address = await app.listen({ port, host: o.host });
       emit(io, json, { listening: address }, () => `relay listening on ${address}`);
       const timer = setInterval(
         () => {
-          sweep().catch((error: unknown) => reportError(io, json, error));
+          sweep().catch((error: unknown) => {
+            logger.error(errorFields(error), "recovery sweep failed");
+            reportError(io, json, error);
+          });
         },
         Math.max(1_000, Math.floor(recoverAfterMs / 2)),
       );

@@ -1,8 +1,9 @@
 import { existsSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isVerqError, type Message, type MessageErrorReason } from "@verq/core";
-import type { FileLedger, ProcessedMessage, ProcessedMessageHandler, SettleInput, SettleResult } from "@verq/store";
+import type { FileLedger, ProcessedMessage, ProcessedMessageHandler, SettleInput, SettleResult, VerqLogger } from "@verq/store";
 import { failpoint } from "../failpoints.ts";
+import { msSince } from "../log-fields.ts";
 import {
   currentOwner,
   newClaimId,
@@ -86,6 +87,13 @@ export interface FileConsumerOptions {
   readonly recoverAfterMs?: number;
   /** Called once for every file settled. */
   readonly onFile?: (outcome: FileOutcome) => void;
+  /**
+   * Where the consumer logs, never a message's contents: each file settled at info (file,
+   * placedAs, state done or error, outcome, reason and its detail (which never quotes the file),
+   * recovered, durationMs from claim to settled); an inbox file it could not claim at warn
+   * (file, code). None by default.
+   */
+  readonly logger?: VerqLogger;
 }
 
 // Files in `processing/` that a consumer of this process is working on right now: recovery in
@@ -127,6 +135,7 @@ export class FileConsumer {
   readonly #handler: FileMessageHandler | undefined;
   readonly #recoverAfterMs: number | undefined;
   readonly #onFile: ((outcome: FileOutcome) => void) | undefined;
+  readonly #log: VerqLogger | undefined;
   readonly #owner: ClaimOwner;
   readonly #skipped = new Map<string, string>();
   #totals = { done: 0, error: 0, recorded: 0, duplicates: 0, recovered: 0 };
@@ -139,6 +148,7 @@ export class FileConsumer {
     this.#handler = options.handler;
     this.#recoverAfterMs = options.recoverAfterMs;
     this.#onFile = options.onFile;
+    this.#log = options.logger;
     this.#owner = currentOwner();
   }
 
@@ -226,6 +236,7 @@ export class FileConsumer {
         const code = errno(error);
         if (code === "ENOENT") continue; // lost the race: another consumer has it
         this.#skipped.set(name, code ?? "unknown");
+        this.#log?.warn({ file: name, code: code ?? "unknown" }, "could not claim; the file stays in inbox/");
         continue;
       }
       claimed++;
@@ -245,6 +256,7 @@ export class FileConsumer {
 
   /** Settles one claimed file; false when the file vanished (taken over by another consumer). */
   async #handle(path: string, claimId: string, file: string, recovered: boolean): Promise<boolean> {
+    const started = performance.now();
     inFlight.add(path);
     try {
       failpoint("files.afterRename");
@@ -254,7 +266,7 @@ export class FileConsumer {
           // Recorded before its consumer died: the file only has to go where the record says.
           const placedAs = placeFile(path, this.#dirFor(known.state), known.file, claimId);
           removeFile(path);
-          this.#count({ kind: "already", message: known }, file, placedAs, true);
+          this.#count({ kind: "already", message: known }, file, placedAs, true, started);
           return true;
         }
       }
@@ -280,7 +292,7 @@ export class FileConsumer {
         placedAs = this.#reconcile(path, placedAs, verdict.kind === "valid" ? "done" : "error", result.message, claimId);
       failpoint("files.afterCommit");
       removeFile(path);
-      this.#count(result, file, placedAs, recovered);
+      this.#count(result, file, placedAs, recovered, started);
       return true;
     } catch (error) {
       // The file was taken over (recoverAfterMs) while this consumer held it: the other one settles it.
@@ -368,7 +380,7 @@ export class FileConsumer {
     return state === "error" ? this.dirs.error : this.dirs.done;
   }
 
-  #count(result: SettleResult, file: string, placedAs: string, recovered: boolean): void {
+  #count(result: SettleResult, file: string, placedAs: string, recovered: boolean, started: number): void {
     const m = result.message;
     const state = m.state === "error" ? "error" : "done";
     if (state === "error") this.#totals.error++;
@@ -378,6 +390,10 @@ export class FileConsumer {
       else this.#totals.recorded++;
     }
     if (recovered) this.#totals.recovered++;
+    this.#log?.info(
+      { file, placedAs, state, outcome: m.outcome, reason: m.reason, detail: m.detail, recovered, durationMs: msSince(started) },
+      "file settled",
+    );
     this.#onFile?.({ file, placedAs, state, outcome: m.outcome, reason: m.reason, detail: m.detail, recovered });
   }
 }

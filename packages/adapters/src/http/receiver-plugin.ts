@@ -1,6 +1,7 @@
 import { checkIdentifier, isVerqError, type Clock } from "@verq/core";
-import { ReceiptBook, type VerqStore } from "@verq/store";
+import { ReceiptBook, type VerqLogger, type VerqStore } from "@verq/store";
 import type { FastifyPluginCallback } from "fastify";
+import { msSince } from "../log-fields.ts";
 import { edgeErrorHandler } from "./edge-errors.ts";
 
 /** The transaction a receiver's effect runs in: the receipt's own, on the store's Kysely instance. */
@@ -31,6 +32,13 @@ export interface ReceiverPluginOptions {
   readonly bodyLimit?: number;
   /** The clock of the receipts' times: the system clock. */
   readonly clock?: Clock;
+  /**
+   * Where the receiver logs, never a body or an answer: each keyed request at info (key,
+   * `replayed` false for the first, true for a repeat answered from its receipt, status,
+   * durationMs), a body refused at info with its code. (A failed effect or store answers 500 and
+   * is logged at error by the app's own Fastify logger.) None by default.
+   */
+  readonly logger?: VerqLogger;
 }
 
 const OK_ANSWER = JSON.stringify({ ok: true });
@@ -57,6 +65,7 @@ const OK_ANSWER = JSON.stringify({ ok: true });
  */
 export const receiverPlugin: FastifyPluginCallback<ReceiverPluginOptions> = (app, options, done) => {
   const book = new ReceiptBook(options.store, options.clock === undefined ? {} : { clock: options.clock });
+  const log = options.logger;
   app.setErrorHandler(edgeErrorHandler);
 
   app.post("/", { bodyLimit: options.bodyLimit ?? 65_536 }, async (request, reply) => {
@@ -72,11 +81,13 @@ export const receiverPlugin: FastifyPluginCallback<ReceiverPluginOptions> = (app
       const message = isVerqError(error) ? error.message : "the Idempotency-Key header is malformed";
       return reply.code(400).send({ error: { code: "VERQ_INVALID_IDEMPOTENCY_KEY", message } });
     }
+    const started = performance.now();
     try {
       const result = await book.once(key, async (trx) => {
         const answer = await options.effect(trx, { key, body: request.body });
         return answer === undefined ? OK_ANSWER : JSON.stringify(answer);
       });
+      log?.info({ key, replayed: !result.applied, status: 200, durationMs: msSince(started) }, "receipt answered");
       return reply
         .code(200)
         .header("content-type", "application/json")
@@ -84,6 +95,7 @@ export const receiverPlugin: FastifyPluginCallback<ReceiverPluginOptions> = (app
         .send(result.response);
     } catch (error) {
       if (isVerqError(error, "VERQ_INVALID_BODY")) {
+        log?.info({ key, status: 400, code: error.code, durationMs: msSince(started) }, "body refused; nothing recorded");
         return reply.code(400).send({ error: { code: "VERQ_INVALID_BODY", message: error.message } });
       }
       throw error;

@@ -1,7 +1,8 @@
 import { checkMaxAttempts, readChannelRequest, type LedgerEntry } from "@verq/core";
-import type { GuidLedger, LedgerStats, PurgeResult, RecoverResult, StoredEvent } from "@verq/store";
+import type { GuidLedger, LedgerStats, PurgeResult, ReceiveResult, RecoverResult, StoredEvent, VerqLogger } from "@verq/store";
 import type { CoreClient } from "./core-client.ts";
 import { failpoint } from "../failpoints.ts";
+import { msSince } from "../log-fields.ts";
 import { deliver, type RelayBoundary, type RelayContext } from "./relay-context.ts";
 import { badRequestReply, payloadMismatchReply, replyFor, type RelayReply } from "./relay-reply.ts";
 import type { BulkPacing } from "./bulk-pacing.ts";
@@ -17,6 +18,14 @@ export interface RelayServiceOptions {
    * FAILED entry): 5 by default. Reprocess has its own cap, counted on the same attempts.
    */
   readonly maxAttempts?: number;
+  /**
+   * Where the relay logs, never a request or an answer: each channel request at info (guid,
+   * `kind` claimed, resend or repeat, `from` the state it found, `to` the state it answers with,
+   * attempt, status, replayed, durationMs; a request refused before the ledger with its status
+   * and code), each core call at debug (see `deliver`), each recovery sweep that moved entries
+   * at warn (their GUIDs). None by default.
+   */
+  readonly logger?: VerqLogger;
 }
 
 /** A GUID's entry and its event timeline, for `verq relay show`. */
@@ -42,11 +51,13 @@ export class RelayService {
   readonly ledger: GuidLedger;
   readonly #context: RelayContext;
   readonly #maxAttempts: number;
+  readonly #log: VerqLogger | undefined;
 
   constructor(options: RelayServiceOptions) {
     this.ledger = options.ledger;
     this.#maxAttempts = checkMaxAttempts(options.maxAttempts ?? 5);
-    this.#context = { ledger: options.ledger, core: options.core };
+    this.#log = options.logger;
+    this.#context = { ledger: options.ledger, core: options.core, logger: options.logger };
   }
 
   /**
@@ -56,8 +67,13 @@ export class RelayService {
    * relay's code (SPEC G3).
    */
   async transfer(text: string): Promise<RelayReply> {
+    const started = performance.now();
     const request = readChannelRequest(text);
-    if (!request.ok) return badRequestReply(request.problem);
+    if (!request.ok) {
+      const reply = badRequestReply(request.problem);
+      this.#log?.info({ status: reply.status, problem: request.problem, durationMs: msSince(started) }, "transfer refused");
+      return reply;
+    }
     const { guid } = request;
     const got = await this.ledger.receive({
       guid,
@@ -65,19 +81,39 @@ export class RelayService {
       fingerprint: request.fingerprint,
       maxAttempts: this.#maxAttempts,
     });
+    const { reply, entry } = await this.#answer(got);
+    this.#log?.info(
+      {
+        guid,
+        kind: got.kind,
+        from: got.kind === "claimed" ? null : got.entry.state,
+        to: entry.state,
+        attempt: entry.attempts,
+        status: reply.status,
+        replayed: reply.replayed,
+        durationMs: msSince(started),
+      },
+      "transfer answered",
+    );
+    return reply;
+  }
+
+  /** The answer to a received request, and the entry it answers from. */
+  async #answer(got: ReceiveResult): Promise<{ reply: RelayReply; entry: LedgerEntry }> {
+    const answer = (entry: LedgerEntry, replayed = false) => ({ reply: replyFor(entry, replayed), entry });
     switch (got.kind) {
       case "repeat":
         return got.refusal === "payload-mismatch"
-          ? payloadMismatchReply(got.entry)
-          : replyFor(got.entry, got.refusal === "replay");
+          ? { reply: payloadMismatchReply(got.entry), entry: got.entry }
+          : answer(got.entry, got.refusal === "replay");
       case "resend":
-        return replyFor(await deliver(this.#context, got.entry), false);
+        return answer(await deliver(this.#context, got.entry));
       case "claimed": {
         failpoint("relay.afterClaim" satisfies RelayBoundary);
-        const sent = await this.ledger.send(guid);
+        const sent = await this.ledger.send(got.entry.guid);
         // Refused when the entry moved on meanwhile (e.g. a sweep found it FAILED): do not send.
-        if (!sent.accepted) return replyFor(sent.entry, false);
-        return replyFor(await deliver(this.#context, sent.entry), false);
+        if (!sent.accepted) return answer(sent.entry);
+        return answer(await deliver(this.#context, sent.entry));
       }
     }
   }
@@ -95,7 +131,10 @@ export class RelayService {
 
   /** The recovery sweep after a relay died mid-request: RECEIVED → FAILED, SENT → UNKNOWN, once `olderThanMs` old. */
   async recover(olderThanMs: number): Promise<RecoverResult> {
-    return this.ledger.recover(olderThanMs);
+    const swept = await this.ledger.recover(olderThanMs);
+    if (swept.failed.length + swept.unknown.length > 0)
+      this.#log?.warn({ failed: swept.failed, unknown: swept.unknown, olderThanMs }, "recovery sweep: entries left in flight");
+    return swept;
   }
 
   /** Deletes DONE entries older than the retention, which must exceed the resend window (SPEC G7). */

@@ -37,8 +37,8 @@ function packagesOf(modules: readonly string[]): Set<string> {
 const loadsWorkspacePackage = (modules: readonly string[], name: string): boolean =>
   modules.some((url) => url.includes(`/packages/${name}/`) && !url.includes("/node_modules/"));
 
-const HEAVY_FOR_HELP = ["fastify", "undici", "zod", "prom-client", "kysely", "better-sqlite3", "pg", "xstate"] as const;
-const EDGES = ["fastify", "undici", "zod", "prom-client"] as const;
+const HEAVY_FOR_HELP = ["fastify", "undici", "zod", "prom-client", "pino", "kysely", "better-sqlite3", "pg", "xstate"] as const;
+const EDGES = ["fastify", "undici", "zod", "prom-client", "pino"] as const;
 
 describe("the CLI loads a command's modules only when the command runs", () => {
   it.each([
@@ -48,16 +48,19 @@ describe("the CLI loads a command's modules only when the command runs", () => {
     [["files", "consume", "--help"]],
     [["metrics", "--help"]],
     [["viz", "--help"]],
-  ])("verq %j loads commander and none of the store, kysely, xstate, fastify, undici, zod or a database driver", async (args) => {
-    const { run, modules } = await verqLoading(args);
-    expect(run.status).toBe(0);
-    expect(run.stdout).toContain("Usage: verq");
-    const packages = packagesOf(modules);
-    expect(packages.has("commander")).toBe(true);
-    expect(HEAVY_FOR_HELP.filter((name) => packages.has(name))).toEqual([]);
-    expect(loadsWorkspacePackage(modules, "store")).toBe(false);
-    expect(loadsWorkspacePackage(modules, "core")).toBe(false);
-  });
+  ])(
+    "verq %j loads commander and none of the store, kysely, xstate, fastify, undici, zod, prom-client, pino or a database driver",
+    async (args) => {
+      const { run, modules } = await verqLoading(args);
+      expect(run.status).toBe(0);
+      expect(run.stdout).toContain("Usage: verq");
+      const packages = packagesOf(modules);
+      expect(packages.has("commander")).toBe(true);
+      expect(HEAVY_FOR_HELP.filter((name) => packages.has(name))).toEqual([]);
+      expect(loadsWorkspacePackage(modules, "store")).toBe(false);
+      expect(loadsWorkspacePackage(modules, "core")).toBe(false);
+    },
+  );
 
   it("verq viz --out loads @verq/core and xstate, and none of the store, kysely, a database driver or an HTTP edge", async () => {
     const dir = tempDir("verq-viz-modules-");
@@ -90,7 +93,7 @@ afterEach(async () => {
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] verq jobs stats`, () => {
-    it("loads the store, kysely and the engine's driver, and no fastify, undici or zod", async () => {
+    it("loads the store, kysely and the engine's driver, and no fastify, undici, zod or pino", async () => {
       const database = await createTestDatabase(engine, "stats.sqlite");
       cleanups.push(() => database.dispose());
       const enqueued = await runVerq(["jobs", "enqueue", "--db", database.db, "--id", "a-1", "--payload", "{}"]);
