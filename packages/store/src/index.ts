@@ -16,6 +16,7 @@ export {
   type RunOnceResult,
   type Sender,
 } from "./job-queue.ts";
+export { MAX_PRUNE_BATCH, type PruneOptions, type PruneResult } from "./job-retention.ts";
 export { JobWorker, type DrainOptions, type JobWorkerOptions, type JobWorkerReport, type JobWorkerResult } from "./job-worker.ts";
 export type { VerqDatabase } from "./schema.ts";
 export type { JobStats } from "./sql/jobs/selectJobStats.ts";
