@@ -97,7 +97,6 @@ export const jobMachine = setup({
     redriveLimitReached: ({ event }) => event.type === "job.redrive" && event.recentRedrives >= event.limit.max,
     // Retention: an id once pruned stays recognisable, and is never a new job again.
     isArchived: ({ context }) => context.job.state === "new" && context.job.archived !== null,
-    isFinished: ({ context }) => context.job.state === "done" || context.job.state === "dead",
     deadKept: ({ context, event }) => event.type === "job.prune" && context.job.state === "dead" && event.deadCutoff === null,
     // A finished job's `updatedAt` is when it went done or dead: nothing follows but a redrive.
     finishedAtOrBeforeCutoff: ({ context, event }) => {
@@ -197,15 +196,8 @@ export const jobMachine = setup({
     "job.finish": { actions: { type: "refuse", params: { refusal: "not-leased" } } },
     "job.heartbeat": { actions: { type: "refuse", params: { refusal: "not-leased" } } },
     "job.redrive": { actions: { type: "refuse", params: { refusal: "not-dead" } } },
-    // Retention: never a job that is not finished (pending, leased), dead ones only when asked,
-    // and only once finished at or before the cutoff. The job stays where it is: its stream and
-    // row are deleted with the job.pruned decided here.
-    "job.prune": [
-      { guard: not("isFinished"), actions: { type: "refuse", params: { refusal: "not-finished" } } },
-      { guard: "deadKept", actions: { type: "refuse", params: { refusal: "dead-kept" } } },
-      { guard: not("finishedAtOrBeforeCutoff"), actions: { type: "refuse", params: { refusal: "too-recent" } } },
-      { actions: "prune" },
-    ],
+    // Retention never takes a job that is not finished: pending and leased refuse it here.
+    "job.prune": { actions: { type: "refuse", params: { refusal: "not-finished" } } },
   },
   states: {
     // No events yet: only an enqueue creates the job.
@@ -258,9 +250,24 @@ export const jobMachine = setup({
         ],
       },
     },
-    done: {},
+    // Pruned once finished at or before the cutoff. The job stays where it is: its stream and
+    // row are deleted with the job.pruned decided here.
+    done: {
+      on: {
+        "job.prune": [
+          { guard: not("finishedAtOrBeforeCutoff"), actions: { type: "refuse", params: { refusal: "too-recent" } } },
+          { actions: "prune" },
+        ],
+      },
+    },
     dead: {
       on: {
+        // Dead jobs wait for an operator: pruned only when a dead cutoff is asked for.
+        "job.prune": [
+          { guard: "deadKept", actions: { type: "refuse", params: { refusal: "dead-kept" } } },
+          { guard: not("finishedAtOrBeforeCutoff"), actions: { type: "refuse", params: { refusal: "too-recent" } } },
+          { actions: "prune" },
+        ],
         "job.redrive": [
           { guard: not("noteIsValid"), actions: { type: "refuse", params: { refusal: "invalid-note" } } },
           { guard: not("deadlineIsAfterNow"), actions: { type: "refuse", params: { refusal: "invalid-deadline" } } },
