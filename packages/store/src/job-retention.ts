@@ -94,7 +94,7 @@ export async function pruneJobs(
       else pruned.done++;
       events += before.version;
     }
-    if (batch.changes.length > 0) batches++;
+    if (!dryRun && batch.changes.length > 0) batches++;
     for (const job of batch.keptHere) kept[job.state]++;
     const last = batch.candidates.at(-1);
     if (last === undefined || batch.candidates.length < batchSize) break;

@@ -55,7 +55,9 @@ export const postgresStoreDialect: StoreDialect = {
   // A sequence never goes back: nothing to do.
   leanPositions: () => Promise.resolve(),
   async allowArchivedJobDeletes(db: Kysely<VerqDatabase>): Promise<void> {
-    await sql`create or replace function verq_events_append_only() returns trigger language plpgsql as $$
+    // The archive is looked up in the store's schema, whatever the deleting session's search path.
+    await sql`create or replace function verq_events_append_only() returns trigger language plpgsql
+      set search_path from current as $$
       begin
         if tg_op = 'UPDATE' then
           raise exception 'VERQ_APPEND_ONLY: events cannot be updated';
