@@ -64,7 +64,14 @@ describe("jobMachine: job.prune (retention)", () => {
 });
 
 describe("jobMachine: enqueue of an archived id", () => {
-  const enqueue = jobCommands.enqueue({ payload: {}, maxAttempts: 3, deadline: 200_000, availableAt: 0, orderingKey: null, now: 100_000 });
+  const enqueue = jobCommands.enqueue({
+    payload: {},
+    maxAttempts: 3,
+    deadline: 200_000,
+    availableAt: 0,
+    orderingKey: null,
+    now: 100_000,
+  });
   const archive: ArchivedJob = {
     id: "order-1",
     state: "done",

@@ -12,7 +12,9 @@ describe("rootTransitions", () => {
     ]);
     expect(root.get("job.claim")?.map((t) => t.states)).toEqual([["done", "dead"]]);
     expect(root.get("job.redrive")?.map((t) => t.states)).toEqual([["pending", "leased", "done"]]);
-    expect(root.get("job.prune")?.map((t) => [t.edge.actions, t.states])).toEqual([[["refuse:not-finished"], ["pending", "leased"]]]);
+    expect(root.get("job.prune")?.map((t) => [t.edge.actions, t.states])).toEqual([
+      [["refuse:not-finished"], ["pending", "leased"]],
+    ]);
   });
 
   it("leaves out a root event that every state handles itself, and is empty without root transitions", () => {

@@ -45,7 +45,9 @@ describe("machineSource", () => {
       "job.prune",
     ]);
     expect(source).toContain('{ guard: "!tokenMatches", actions: [{ type: "refuse", params: { refusal: "stale-token" } }] },');
-    expect(source).toContain('{ guard: "!finishedAtOrBeforeCutoff", actions: [{ type: "refuse", params: { refusal: "too-recent" } }] },');
+    expect(source).toContain(
+      '{ guard: "!finishedAtOrBeforeCutoff", actions: [{ type: "refuse", params: { refusal: "too-recent" } }] },',
+    );
   });
 
   it("type-checks under strict TypeScript with xstate's own types", () => {

@@ -17,7 +17,12 @@ async function maxPosition(store: VerqStore): Promise<number> {
 }
 
 async function eventCount(store: VerqStore, streamType: string, id: string): Promise<number> {
-  const rows = await store.db.selectFrom("events").select("position").where("stream_type", "=", streamType).where("stream_id", "=", id).execute();
+  const rows = await store.db
+    .selectFrom("events")
+    .select("position")
+    .where("stream_type", "=", streamType)
+    .where("stream_id", "=", id)
+    .execute();
   return rows.length;
 }
 
@@ -115,7 +120,11 @@ for (const engine of ENGINES) {
       const positions = await maxPosition(store);
       for (const attempt of [
         () => queue.enqueue({ id: "a", payload: { id: "a" } }),
-        () => queue.enqueueMany([{ id: "fresh", payload: {} }, { id: "a", payload: {} }]),
+        () =>
+          queue.enqueueMany([
+            { id: "fresh", payload: {} },
+            { id: "a", payload: {} },
+          ]),
       ]) {
         const error: unknown = await attempt().catch((e: unknown) => e);
         expect(isVerqError(error, "VERQ_JOB_ARCHIVED")).toBe(true);
