@@ -32,10 +32,22 @@ export {
   type FinishCommand,
   type HeartbeatCommand,
   type JobCommand,
+  type PruneCommand,
   type RedriveCommand,
 } from "./job.commands.ts";
 export { createJobDecider, decideJob, type JobDecider, type JobDecision } from "./job.decide.ts";
-export { JOB_EVENT_TYPES, JOB_STREAM, jobEvents, type JobEnqueued, type JobEvent, type JobEventType } from "./job.events.ts";
+export {
+  JOB_EVENT_TYPES,
+  JOB_RETENTION_ID,
+  JOB_RETENTION_STREAM,
+  JOB_STREAM,
+  jobEvents,
+  type JobEnqueued,
+  type JobEvent,
+  type JobEventType,
+  type JobPruned,
+  type JobsPruned,
+} from "./job.events.ts";
 export { evolveJob, foldJob } from "./job.evolve.ts";
 export {
   MAX_ATTEMPTS_LIMIT,
@@ -52,6 +64,7 @@ export {
 export { jobMachine, type JobMachine, type JobMachineContext, type JobRefusal } from "./job.machine.ts";
 export {
   newJob,
+  type ArchivedJob,
   type DeadReason,
   type FinishOutcome,
   type Job,

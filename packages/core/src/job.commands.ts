@@ -80,8 +80,23 @@ export interface RedriveCommand {
   readonly now: number;
 }
 
+/**
+ * Remove a finished job and its stream (retention). Accepted only for a done job that finished
+ * at or before `doneCutoff` (`updatedAt <= doneCutoff`), or a dead one that died at or before
+ * `deadCutoff` when that is given; refused as `not-finished` (pending, leased: never pruned),
+ * `too-recent` (finished after the cutoff), `dead-kept` (dead, and no dead cutoff) or
+ * `unknown-job`. The cutoffs are absolute times (ms): `now` minus the retention.
+ */
+export interface PruneCommand {
+  readonly type: "job.prune";
+  readonly doneCutoff: number;
+  /** `null`: dead jobs are kept. */
+  readonly deadCutoff: number | null;
+  readonly now: number;
+}
+
 /** Everything a caller may ask of a job; each is decided by `jobMachine` through a `JobDecider`. */
-export type JobCommand = EnqueueCommand | ClaimCommand | FinishCommand | HeartbeatCommand | RedriveCommand;
+export type JobCommand = EnqueueCommand | ClaimCommand | FinishCommand | HeartbeatCommand | RedriveCommand | PruneCommand;
 
 /** Typed creators: the only place command type strings are spelled. */
 export const jobCommands = {
@@ -90,4 +105,5 @@ export const jobCommands = {
   finish: (c: Omit<FinishCommand, "type">): FinishCommand => ({ type: "job.finish", ...c }),
   heartbeat: (c: Omit<HeartbeatCommand, "type">): HeartbeatCommand => ({ type: "job.heartbeat", ...c }),
   redrive: (c: Omit<RedriveCommand, "type">): RedriveCommand => ({ type: "job.redrive", ...c }),
+  prune: (c: Omit<PruneCommand, "type">): PruneCommand => ({ type: "job.prune", ...c }),
 } as const;

@@ -1,5 +1,5 @@
 import type { JsonValue } from "./json.ts";
-import type { DeadReason } from "./job.types.ts";
+import type { DeadReason, JobState } from "./job.types.ts";
 
 /** The stream type under which job events are stored. */
 export const JOB_STREAM = "job";
@@ -90,12 +90,62 @@ export interface JobRedriven {
   readonly data: { readonly previousToken: number; readonly note: string; readonly deadline: number; readonly at: number };
 }
 
+/**
+ * The prune decision for one finished job (retention). It is appended with the version check
+ * (nobody moved the job since it was decided on) and deleted with the rest of the stream in the
+ * same transaction, so it is never seen stored; the store keeps a `job_archive` row and writes a
+ * {@link JobsPruned} audit event instead. `state`, `token`, `reason` and `finishedAt` are the
+ * job's as it was pruned.
+ */
+export interface JobPruned {
+  readonly type: "job.pruned";
+  readonly data: {
+    /** `done` or `dead`: the machine prunes no other state. */
+    readonly state: JobState;
+    readonly token: number;
+    readonly reason: DeadReason | null;
+    readonly finishedAt: number;
+    readonly doneCutoff: number;
+    readonly deadCutoff: number | null;
+    readonly at: number;
+  };
+}
+
 /** Every fact recorded about a job. Names are namespaced `job.*` strings. */
 export type JobEvent =
-  JobEnqueued | JobClaimed | JobLeaseExpired | JobLeaseExtended | JobCompleted | JobRetryScheduled | JobDied | JobRedriven;
+  | JobEnqueued
+  | JobClaimed
+  | JobLeaseExpired
+  | JobLeaseExtended
+  | JobCompleted
+  | JobRetryScheduled
+  | JobDied
+  | JobRedriven
+  | JobPruned;
 
-/** The `type` of a {@link JobEvent}: what the `type` column of a job's stored event may hold. */
+/** The `type` of a {@link JobEvent}; all but `job.pruned` (never stored) may appear in a job's stream. */
 export type JobEventType = JobEvent["type"];
+
+/** The stream type of the jobs' retention audit trail (prunes); never pruned itself. */
+export const JOB_RETENTION_STREAM = "job-retention";
+
+/** The one stream id of {@link JOB_RETENTION_STREAM}. */
+export const JOB_RETENTION_ID = "prunes";
+
+/**
+ * The audit record of one prune batch (stream `job-retention/prunes`): which jobs were removed
+ * with their streams, under which cutoffs. Appended before the streams are deleted, in the same
+ * transaction, so the newest event of the log is never one that is deleted.
+ */
+export interface JobsPruned {
+  readonly type: "jobs.pruned";
+  readonly data: {
+    readonly ids: readonly string[];
+    readonly doneCutoff: number;
+    readonly deadCutoff: number | null;
+    readonly at: number;
+  };
+}
 
 /** Typed creators: the only place event type strings are spelled. */
 export const jobEvents = {
@@ -107,9 +157,11 @@ export const jobEvents = {
   retryScheduled: (data: JobRetryScheduled["data"]): JobRetryScheduled => ({ type: "job.retryScheduled", data }),
   died: (data: JobDied["data"]): JobDied => ({ type: "job.died", data }),
   redriven: (data: JobRedriven["data"]): JobRedriven => ({ type: "job.redriven", data }),
+  pruned: (data: JobPruned["data"]): JobPruned => ({ type: "job.pruned", data }),
+  jobsPruned: (data: JobsPruned["data"]): JobsPruned => ({ type: "jobs.pruned", data }),
 } as const;
 
-/** All job event type names, for validation of stored rows. */
+/** All job event type names a job's stream may hold (not `job.pruned`), for validation of stored rows. */
 export const JOB_EVENT_TYPES: readonly JobEventType[] = [
   "job.enqueued",
   "job.claimed",

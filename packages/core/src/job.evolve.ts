@@ -64,6 +64,9 @@ export function evolveJob(job: JobStreamState, event: JobEvent): Job {
         reason: null,
         deadSince: null,
       };
+    case "job.pruned":
+      // Never stored in the stream: the job and its events are deleted together.
+      return base;
   }
 }
 

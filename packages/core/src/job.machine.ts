@@ -17,7 +17,10 @@ import type { DeadReason, JobStreamState } from "./job.types.ts";
  * - finish and heartbeat: `stale-token` (not the current token), `not-leased`, and for a
  *   heartbeat `lease-expired` (`now >= leaseUntil`);
  * - redrive: `not-dead`, `invalid-note` (not a ticket id), `invalid-deadline` (not after `now`),
- *   `rate-limited` (the window's redrives reach the limit).
+ *   `rate-limited` (the window's redrives reach the limit);
+ * - enqueue of an id whose job was pruned (its archive row is in the blank state): `archived-id`;
+ * - prune: `not-finished` (pending or leased: never pruned), `too-recent` (finished after the
+ *   cutoff), `dead-kept` (dead, and no dead cutoff given), `unknown-job`.
  */
 export type JobRefusal =
   | "already-enqueued"
@@ -32,7 +35,11 @@ export type JobRefusal =
   | "not-dead"
   | "invalid-note"
   | "invalid-deadline"
-  | "rate-limited";
+  | "rate-limited"
+  | "archived-id"
+  | "not-finished"
+  | "too-recent"
+  | "dead-kept";
 
 /** The machine's context: the job (`new` before its first event), the events a transition emitted, and a refusal if any. */
 export interface JobMachineContext {
@@ -51,7 +58,8 @@ const redriveDeadline = (command: RedriveCommand): number => command.deadline ??
 
 /**
  * The job lifecycle (SPEC J1–J7): new → pending by enqueue, pending → leased → done | dead,
- * dead → pending by redrive.
+ * dead → pending by redrive; done (and dead, when asked) pruned once finished at or before the
+ * retention's cutoff, never pending or leased; an archived id is never enqueued again.
  *
  * Guards carry every rule: one job per id with one payload (an enqueue of an existing job is
  * refused, as a no-op or a conflict), the lease boundary (`now == leaseUntil` is expired), the
@@ -87,6 +95,15 @@ export const jobMachine = setup({
     deadlineIsAfterNow: ({ event }) => event.type === "job.redrive" && redriveDeadline(event) > event.now,
     // SPEC J7: the redrives already in the window, counted by the caller in the same transaction.
     redriveLimitReached: ({ event }) => event.type === "job.redrive" && event.recentRedrives >= event.limit.max,
+    // Retention: an id once pruned stays recognisable, and is never a new job again.
+    isArchived: ({ context }) => context.job.state === "new" && context.job.archived !== null,
+    deadKept: ({ context, event }) => event.type === "job.prune" && context.job.state === "dead" && event.deadCutoff === null,
+    // A finished job's `updatedAt` is when it went done or dead: nothing follows but a redrive.
+    finishedAtOrBeforeCutoff: ({ context, event }) => {
+      if (event.type !== "job.prune") return false;
+      const cutoff = context.job.state === "dead" ? event.deadCutoff : event.doneCutoff;
+      return cutoff !== null && context.job.updatedAt <= cutoff;
+    },
   },
   actions: {
     refuse: assign((_, params: { refusal: JobRefusal }) => ({ refusal: params.refusal })),
@@ -147,6 +164,22 @@ export const jobMachine = setup({
         }),
       );
     }),
+    prune: assign(({ context, event }) => {
+      const job = context.job;
+      if (event.type !== "job.prune" || job.state === "new") return {};
+      return record(
+        context,
+        jobEvents.pruned({
+          state: job.state,
+          token: job.token,
+          reason: job.reason,
+          finishedAt: job.updatedAt,
+          doneCutoff: event.doneCutoff,
+          deadCutoff: event.deadCutoff,
+          at: event.now,
+        }),
+      );
+    }),
   },
 }).createMachine({
   id: "job",
@@ -163,16 +196,22 @@ export const jobMachine = setup({
     "job.finish": { actions: { type: "refuse", params: { refusal: "not-leased" } } },
     "job.heartbeat": { actions: { type: "refuse", params: { refusal: "not-leased" } } },
     "job.redrive": { actions: { type: "refuse", params: { refusal: "not-dead" } } },
+    // Retention never takes a job that is not finished: pending and leased refuse it here.
+    "job.prune": { actions: { type: "refuse", params: { refusal: "not-finished" } } },
   },
   states: {
     // No events yet: only an enqueue creates the job.
     new: {
       on: {
-        "job.enqueue": { target: "pending", actions: "enqueue" },
+        "job.enqueue": [
+          { guard: "isArchived", actions: { type: "refuse", params: { refusal: "archived-id" } } },
+          { target: "pending", actions: "enqueue" },
+        ],
         "job.claim": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
         "job.finish": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
         "job.heartbeat": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
         "job.redrive": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
+        "job.prune": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
       },
     },
     pending: {
@@ -211,9 +250,24 @@ export const jobMachine = setup({
         ],
       },
     },
-    done: {},
+    // Pruned once finished at or before the cutoff. The job stays where it is: its stream and
+    // row are deleted with the job.pruned decided here.
+    done: {
+      on: {
+        "job.prune": [
+          { guard: not("finishedAtOrBeforeCutoff"), actions: { type: "refuse", params: { refusal: "too-recent" } } },
+          { actions: "prune" },
+        ],
+      },
+    },
     dead: {
       on: {
+        // Dead jobs wait for an operator: pruned only when a dead cutoff is asked for.
+        "job.prune": [
+          { guard: "deadKept", actions: { type: "refuse", params: { refusal: "dead-kept" } } },
+          { guard: not("finishedAtOrBeforeCutoff"), actions: { type: "refuse", params: { refusal: "too-recent" } } },
+          { actions: "prune" },
+        ],
         "job.redrive": [
           { guard: not("noteIsValid"), actions: { type: "refuse", params: { refusal: "invalid-note" } } },
           { guard: not("deadlineIsAfterNow"), actions: { type: "refuse", params: { refusal: "invalid-deadline" } } },

@@ -55,13 +55,29 @@ export interface Job {
 export interface NewJob extends Omit<Job, "state" | "version"> {
   readonly state: "new";
   readonly version: 0;
+  /** The archive row of a job once pruned under this id, or `null`: an archived id is never enqueued again. */
+  readonly archived: ArchivedJob | null;
+}
+
+/**
+ * What the archive keeps of a pruned job (its stream and `jobs` row are gone): enough for an old
+ * id to stay recognisable. `finishedAt` is when it went done or dead, `prunedAt` when it was pruned.
+ */
+export interface ArchivedJob {
+  readonly id: string;
+  readonly state: "done" | "dead";
+  readonly token: number;
+  readonly reason: DeadReason | null;
+  readonly enqueuedAt: number;
+  readonly finishedAt: number;
+  readonly prunedAt: number;
 }
 
 /** What the job machine decides from: a stream with no events yet ({@link NewJob}) or a job. */
 export type JobStreamState = NewJob | Job;
 
-/** The blank state of the job stream `id` (see {@link NewJob}). */
-export function newJob(id: string): NewJob {
+/** The blank state of the job stream `id` (see {@link NewJob}), with the archive row of a job pruned under it, if any. */
+export function newJob(id: string, archived: ArchivedJob | null = null): NewJob {
   return {
     id,
     payload: null,
@@ -80,5 +96,6 @@ export function newJob(id: string): NewJob {
     enqueuedAt: 0,
     updatedAt: 0,
     version: 0,
+    archived,
   };
 }

@@ -26,7 +26,7 @@ describe("machineMermaid", () => {
 
   it("draws every transition of the job machine that records or moves, labelled by event and guard, and no refusal", () => {
     expect(arrows(job)).toEqual([
-      ["new", "pending", "job.enqueue"],
+      ["new", "pending", "job.enqueue [else]"],
       ["pending", "leased", "job.claim [isDue]"],
       ["leased", "dead", "job.claim [attemptsExhausted]"],
       ["leased", "leased", "job.claim [else]"],
@@ -36,6 +36,8 @@ describe("machineMermaid", () => {
       ["leased", "dead", "job.finish [nextRunAtOrPastDeadline]"],
       ["leased", "pending", "job.finish [else]"],
       ["leased", "leased", "job.heartbeat [else]"],
+      ["done", "done", "job.prune [else]"],
+      ["dead", "dead", "job.prune [else]"],
       ["dead", "pending", "job.redrive [else]"],
     ]);
     expect(job).not.toContain("refuse");

@@ -42,9 +42,12 @@ describe("machineSource", () => {
       "job.finish",
       "job.heartbeat",
       "job.redrive",
+      "job.prune",
     ]);
     expect(source).toContain('{ guard: "!tokenMatches", actions: [{ type: "refuse", params: { refusal: "stale-token" } }] },');
-    expect(source).toContain("    done: {},\n");
+    expect(source).toContain(
+      '{ guard: "!finishedAtOrBeforeCutoff", actions: [{ type: "refuse", params: { refusal: "too-recent" } }] },',
+    );
   });
 
   it("type-checks under strict TypeScript with xstate's own types", () => {

@@ -17,6 +17,7 @@ export {
   type RunOnceResult,
   type Sender,
 } from "./job-queue.ts";
+export { MAX_PRUNE_BATCH, type PruneOptions, type PruneResult } from "./job-retention.ts";
 export { JobWorker, type DrainOptions, type JobWorkerOptions, type JobWorkerReport, type JobWorkerResult } from "./job-worker.ts";
 export { errorFields, type LogFn, type VerqLogger } from "./verq-logger.ts";
 export type { VerqDatabase } from "./schema.ts";

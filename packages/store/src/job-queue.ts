@@ -29,6 +29,7 @@ import {
   type JobRefusal,
   type JobState,
   type JobStreamState,
+  type ArchivedJob,
   type Rng,
 } from "@verq/core";
 import type { Kysely } from "kysely";
@@ -55,6 +56,8 @@ import { countDeadJobs } from "./sql/jobs/countDeadJobs.ts";
 import { selectDeadPage, type DeadCursor, type DeadFilter } from "./sql/jobs/selectDeadPage.ts";
 import { selectOriginalWindow } from "./sql/jobs/selectOriginalWindow.ts";
 import { jobStream } from "./streams/job-stream.ts";
+import { pruneJobs, type PruneOptions, type PruneResult } from "./job-retention.ts";
+import { selectArchivedJobs } from "./sql/jobs/selectArchivedJobs.ts";
 
 /** How many redrives may happen in a sliding window (SPEC J7: recovery must not re-create the overload). */
 export interface RedriveLimit {
@@ -183,6 +186,11 @@ const REFUSAL_ERRORS: Partial<Record<JobRefusal, (job: JobStreamState, command: 
   "unknown-job": (job) => unknownJob(job.id),
   "payload-conflict": (job) =>
     new VerqError("VERQ_ENQUEUE_CONFLICT", `job ${job.id} exists with a different payload; use a new id for different work`),
+  "archived-id": (job) => {
+    const archived = job.state === "new" ? job.archived : null;
+    const was = archived === null ? "" : ` (it was ${archived.state}, pruned at ${new Date(archived.prunedAt).toISOString()})`;
+    return new VerqError("VERQ_JOB_ARCHIVED", `job ${job.id} was pruned${was}; its id is archived, use a new id for new work`);
+  },
   "not-dead": (job) => new VerqError("VERQ_NOT_DEAD", `only a dead job can be redriven; this one is ${job.state}`),
   "invalid-note": () =>
     new VerqError(
@@ -281,12 +289,15 @@ export class JobQueue {
    * job: the machine refuses them as `already-enqueued` (`created: false`) or `payload-conflict`.
    */
   async #enqueueIn(trx: Kysely<VerqDatabase>, items: readonly EnqueueItem[]): Promise<EnqueueResult[]> {
-    const first = decideMany(new Map(), this.#decide, items, newJob);
+    // One query for the batch: an id once pruned is decided from its archive row (refused).
+    const archived = await selectArchivedJobs(trx, this.#store.dialect, [...new Set(items.map((item) => item.id))]);
+    const initial = (id: string) => newJob(id, archived.get(id) ?? null);
+    const first = decideMany(new Map(), this.#decide, items, initial);
     const written = await commitChanges(trx, this.#store.dialect, this.#jobs, first.changes, { creations: "skip" });
     if (written.length > 0) await this.#store.announce(trx, "jobs");
     const created = new Set(written.map((change) => change.after.id));
     const lost = items.filter((item) => !created.has(item.id));
-    const again = lost.length === 0 ? [] : await this.#handle(trx, lost);
+    const again = lost.length === 0 ? [] : await this.#handle(trx, lost, initial);
     return items.map((item, i) => {
       const decided = created.has(item.id) ? first.decided[i] : again.shift();
       if (decided === undefined) throw new Error(`no decision for the enqueue of ${item.id}`);
@@ -535,6 +546,32 @@ export class JobQueue {
     return countDeadJobs(this.#store.db, filter);
   }
 
+  /**
+   * Retention: removes done jobs finished at least `doneOlderThan` ms ago (and dead ones dead at
+   * least `deadOlderThan` ms ago, when given) with their event streams, in batches of
+   * `batchSize`, each its own transaction. Each job is decided by the job machine, which never
+   * prunes a pending or leased job; each pruned job keeps a row in the archive (see
+   * {@link archived}), so an enqueue of its id throws `VERQ_JOB_ARCHIVED`, and each batch
+   * writes a `jobs.pruned` audit event (stream `job-retention/prunes`). `redrives` audit rows
+   * are kept. The newest event of the log is never deleted, so positions never go backwards.
+   * With `dryRun`, counts and writes nothing.
+   *
+   * @example
+   * const day = 86_400_000;
+   * const result = await queue.prune({ doneOlderThan: 7 * day, deadOlderThan: 30 * day });
+   * console.log(result.pruned.done, result.kept.pending);
+   */
+  async prune(options: PruneOptions): Promise<PruneResult> {
+    return pruneJobs(this.#store, this.#decide, this.#jobs, this.#clock, options);
+  }
+
+  /** The archive row of a pruned job, or `null` for an id that was never pruned. */
+  async archived(id: string): Promise<ArchivedJob | null> {
+    checkIdentifier(id, "a job id");
+    const found = await selectArchivedJobs(this.#store.db, this.#store.dialect, [id]);
+    return found.get(id) ?? null;
+  }
+
   /** Dead-letter and lease statistics (SPEC J7). */
   async stats(): Promise<JobStats> {
     return selectJobStats(this.#store.db);
@@ -567,9 +604,10 @@ export class JobQueue {
   async #handle(
     trx: Kysely<VerqDatabase>,
     items: readonly StreamCommands<JobCommand, JobStreamState>[],
+    initial: (id: string) => JobStreamState = newJob,
   ): Promise<Decided<JobStreamState, JobDecision>[]> {
     const current = await this.#jobs.load(trx, [...new Set(items.map((item) => item.id))]);
-    const { decided, changes } = decideMany(current, this.#decide, items, newJob);
+    const { decided, changes } = decideMany(current, this.#decide, items, initial);
     await commitChanges(trx, this.#store.dialect, this.#jobs, changes);
     return decided;
   }

@@ -61,6 +61,20 @@ export interface RedrivesTable {
   note: string;
 }
 
+/**
+ * The `job_archive` table (retention, migration 009): one row per pruned job, whose stream and
+ * `jobs` row are gone, so that an old id stays recognisable and is never enqueued again.
+ */
+export interface JobArchiveTable {
+  id: string;
+  state: string;
+  token: number;
+  reason: string | null;
+  enqueued_at: number;
+  finished_at: number;
+  pruned_at: number;
+}
+
 /** Operational counters that are not part of any job's state (e.g. stale finishes refused). */
 export interface CountersTable {
   name: string;
@@ -83,6 +97,7 @@ export interface VerqDatabase {
   events: EventsTable;
   jobs: JobsTable;
   redrives: RedrivesTable;
+  job_archive: JobArchiveTable;
   counters: CountersTable;
   receipts: ReceiptsTable;
 }

@@ -7,7 +7,7 @@ import {
   type FinishOutcome,
   type Job,
 } from "@verq/core";
-import { JobQueue, type VerqStore } from "@verq/store";
+import { JobQueue, MAX_PRUNE_BATCH, type VerqStore } from "@verq/store";
 import { clockFromEnv } from "./clock-from-env.ts";
 import { describeEvent, iso, parseChoice, parseDuration, parseWholeNumber, runCommand, withStore } from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
@@ -156,6 +156,35 @@ export const redrive = (context: CliContext, id: string, o: RedriveOptions): Pro
         o.json === true,
         record,
         () => `redriven ${record.jobId} note=${record.note} previous token=${record.previousToken}`,
+      );
+    });
+  });
+
+/** The options of `verq jobs prune`. */
+export interface PruneOptions extends DbOptions {
+  readonly doneOlderThan: string;
+  readonly deadOlderThan?: string;
+  readonly batch: string;
+  readonly dryRun?: boolean;
+}
+
+/** `verq jobs prune`: retention of finished jobs, in batches, each pruned job kept in the archive. */
+export const prune = (context: CliContext, o: PruneOptions): Promise<void> =>
+  runCommand(context, o, () => {
+    const options = {
+      doneOlderThan: parseDuration(o.doneOlderThan, "--done-older-than"),
+      ...(o.deadOlderThan === undefined ? {} : { deadOlderThan: parseDuration(o.deadOlderThan, "--dead-older-than") }),
+      batchSize: parseWholeNumber(o.batch, "--batch", { min: 1, max: MAX_PRUNE_BATCH }),
+      dryRun: o.dryRun === true,
+    };
+    return withQueue(o.db, async (queue) => {
+      const r = await queue.prune(options);
+      emit(context.io, o.json === true, r, () =>
+        [
+          `${r.dryRun ? "would prune" : "pruned"} done=${r.pruned.done} dead=${r.pruned.dead} events=${r.events}${r.dryRun ? " (dry run: nothing changed)" : ` in ${r.batches} batch(es)`}`,
+          `cutoffs: done at or before ${iso(r.doneCutoff)}, dead ${r.deadCutoff === null ? "kept" : `at or before ${iso(r.deadCutoff)}`}`,
+          `kept (old enough but not prunable): pending=${r.kept.pending} leased=${r.kept.leased} done=${r.kept.done} dead=${r.kept.dead}`,
+        ].join("\n"),
       );
     });
   });

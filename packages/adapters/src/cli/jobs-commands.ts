@@ -1,5 +1,5 @@
 import { Option, type Command } from "commander";
-import type { DeadOptions, EnqueueOptions, FinishOptions, RedriveOptions } from "./jobs-actions.ts";
+import type { DeadOptions, EnqueueOptions, FinishOptions, PruneOptions, RedriveOptions } from "./jobs-actions.ts";
 import type { EnqueueFromOptions, RedriveAllOptions } from "./jobs-bulk.ts";
 import type { WorkOptions } from "./jobs-work.ts";
 import { dbOption, jsonOption, logLevelOption, type DbOptions } from "./options.ts";
@@ -10,7 +10,7 @@ const actions = () => import("./jobs-actions.ts");
 const bulk = () => import("./jobs-bulk.ts");
 const worker = () => import("./jobs-work.ts");
 
-/** `verq jobs …`: enqueue, work, finish, stats, dead, redrive, show. */
+/** `verq jobs …`: enqueue, work, finish, stats, dead, redrive, prune, show. */
 export function registerJobsCommands(program: Command, context: CliContext): void {
   const jobs = program.command("jobs").description("durable jobs with leases, fencing tokens and dead letters");
 
@@ -114,6 +114,19 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
         return usage(context, o.json, `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --all`);
       return (await actions()).redrive(context, id, o);
     });
+
+  jobs
+    .command("prune")
+    .description(
+      "remove finished jobs and their events in batches, keeping an archive row per job; never a pending or leased job",
+    )
+    .addOption(dbOption())
+    .requiredOption("--done-older-than <duration>", "prune done jobs finished at least this long ago (e.g. 7d)")
+    .option("--dead-older-than <duration>", "prune dead jobs dead at least this long ago too (default: keep dead jobs)")
+    .option("--batch <n>", "jobs looked at per transaction (1-10000)", "500")
+    .option("--dry-run", "count what would be pruned and change nothing")
+    .addOption(jsonOption())
+    .action(async (o: PruneOptions) => (await actions()).prune(context, o));
 
   jobs
     .command("show")

@@ -4,6 +4,7 @@ import type { VerqStore } from "../store.ts";
 import { streamName, type Finding, type Report } from "./finding.ts";
 import { guidCheck } from "./guid-check.ts";
 import { jobCheck } from "./job-check.ts";
+import { jobRetentionCheck } from "./job-retention-check.ts";
 import { ledgerAuditCheck } from "./ledger-audit-check.ts";
 import { messageCheck } from "./message-check.ts";
 import type { StreamTypeCheck } from "./stream-check.ts";
@@ -30,7 +31,7 @@ export interface CheckReport {
 
 // Every check runs as one type, so the loop below treats them alike.
 type AnyCheck = StreamTypeCheck<unknown>;
-const CHECKS = [jobCheck, guidCheck, messageCheck, ledgerAuditCheck] as unknown as readonly AnyCheck[];
+const CHECKS = [jobCheck, guidCheck, messageCheck, ledgerAuditCheck, jobRetentionCheck] as unknown as readonly AnyCheck[];
 
 interface OpenStream {
   readonly type: string;
@@ -48,7 +49,8 @@ interface OpenStream {
  * a redrive changed, more than one accepted outcome per (job, token) or one for a token that is
  * not current, projection rows (`jobs`, `redrives`, `ledger`, `messages`, `processed`,
  * `message_duplicates`) that differ from the fold of their events or that no events explain,
- * a ledger entry deleted while not DONE, and a purge that left events of a GUID it lists.
+ * a ledger entry deleted while not DONE, a purge that left events of a GUID it lists, and a
+ * prune that left events of a job it lists or did not archive it, or an archived job with events.
  *
  * The folds are the core's own `evolveJob`, `evolveGuid` and `evolveMessage`, which the store
  * projects and rebuilds with, so the check and the store agree by construction. Reads only.

@@ -25,8 +25,10 @@ export const FINDING_CODES = [
   "PROJECTION_ORPHAN",
   /** A ledger row that is not DONE (UNKNOWN, FAILED, RECEIVED, SENT) while its GUID's events are gone. */
   "PURGED_UNRESOLVED",
-  /** A GUID that a purge audit lists, with events from before that purge still in the log. */
+  /** A GUID that a purge audit lists, or a job that a prune audit lists, with events from before that purge or prune still in the log. */
   "PURGE_INCOMPLETE",
+  /** A job in the retention archive (`job_archive`) that still has events, or that no prune audit lists. */
+  "ARCHIVE_MISMATCH",
   /** A `redrives` audit row without its `job.redriven` event, or one that differs from it, or the reverse. */
   "REDRIVE_AUDIT_MISMATCH",
 ] as const;

@@ -54,6 +54,23 @@ export const postgresStoreDialect: StoreDialect = {
   },
   // A sequence never goes back: nothing to do.
   leanPositions: () => Promise.resolve(),
+  async allowArchivedJobDeletes(db: Kysely<VerqDatabase>): Promise<void> {
+    // The archive is looked up in the store's schema, whatever the deleting session's search path.
+    await sql`create or replace function verq_events_append_only() returns trigger language plpgsql
+      set search_path from current as $$
+      begin
+        if tg_op = 'UPDATE' then
+          raise exception 'VERQ_APPEND_ONLY: events cannot be updated';
+        end if;
+        if tg_op = 'TRUNCATE' then
+          raise exception 'VERQ_APPEND_ONLY: events cannot be truncated';
+        end if;
+        if old.stream_type = 'job' and not exists (select 1 from job_archive a where a.id = old.stream_id) then
+          raise exception 'VERQ_APPEND_ONLY: job events cannot be deleted unless the job is archived';
+        end if;
+        return old;
+      end $$`.execute(db);
+  },
   // `($1::text, $2::bigint), ($3::text, $4::bigint)`: typed, since an untyped VALUES column is text.
   batchValues(rows: number, types: readonly BatchColumnType[]): string {
     const key = `${rows}x${types.join(",")}`;

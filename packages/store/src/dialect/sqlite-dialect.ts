@@ -54,6 +54,12 @@ export const sqliteStoreDialect: StoreDialect = {
       db,
     );
   },
+  async allowArchivedJobDeletes(db: Kysely<VerqDatabase>): Promise<void> {
+    await sql`drop trigger events_jobs_no_delete`.execute(db);
+    await sql`create trigger events_jobs_no_delete before delete on events
+      when old.stream_type = 'job' and not exists (select 1 from job_archive a where a.id = old.stream_id)
+      begin select raise(abort, 'VERQ_APPEND_ONLY: job events cannot be deleted unless the job is archived'); end`.execute(db);
+  },
   // `(?, ?), (?, ?)`, cached: each batch size has one statement text, which the store's statement cache prepares once.
   batchValues(rows: number, types: readonly BatchColumnType[]): string {
     const key = `${rows}x${types.length}`;

@@ -57,6 +57,12 @@ export interface StoreDialect {
    */
   leanPositions(db: Kysely<VerqDatabase>): Promise<void>;
   /**
+   * Migration 009: the job events of a job in `job_archive` may be deleted (retention); the
+   * events of any other job still may not. The prune inserts the archive row before it deletes,
+   * in the same transaction, and never the newest event of the log.
+   */
+  allowArchivedJobDeletes(db: Kysely<VerqDatabase>): Promise<void>;
+  /**
    * Suffix for the claim's candidate SELECT: `for update skip locked` on PostgreSQL, so that
    * claimers pass over each other's candidates instead of queueing behind them; empty on
    * SQLite, where `BEGIN IMMEDIATE` already holds the single write lock.

@@ -1,0 +1,34 @@
+import type { Job } from "@verq/core";
+import type { Kysely } from "kysely";
+import type { VerqDatabase } from "../../schema.ts";
+import { rowToJob } from "./jobRow.ts";
+
+/** Where a prune scan stands: the last job it looked at. */
+export interface PruneCursor {
+  readonly updatedAt: number;
+  readonly id: string;
+}
+
+/**
+ * Jobs of every state last changed at or before `cutoff`, oldest change first (ties by id), at
+ * most `limit`, after `cursor`, through the `jobs_updated` index. A query only narrows the
+ * search by age: the job machine decides each job, and refuses every pending or leased one.
+ */
+export async function selectPruneCandidates(
+  db: Kysely<VerqDatabase>,
+  cutoff: number,
+  limit: number,
+  cursor: PruneCursor | null,
+): Promise<Job[]> {
+  let query = db.selectFrom("jobs").selectAll().where("updated_at", "<=", cutoff);
+  if (cursor !== null) {
+    query = query.where((eb) =>
+      eb.or([
+        eb("updated_at", ">", cursor.updatedAt),
+        eb.and([eb("updated_at", "=", cursor.updatedAt), eb("id", ">", cursor.id)]),
+      ]),
+    );
+  }
+  const rows = await query.orderBy("updated_at").orderBy("id").limit(limit).execute();
+  return rows.map(rowToJob);
+}
