@@ -54,6 +54,10 @@ export const sqliteStoreDialect: StoreDialect = {
       db,
     );
   },
+  // One writer, which commits before the next one takes a position: what is visible is settled.
+  trackPositions: () => Promise.resolve(),
+  markPositions: () => Promise.resolve({ position: Number.MAX_SAFE_INTEGER, fence: null }),
+  positionsSettled: () => Promise.resolve(true),
   // `(?, ?), (?, ?)`, cached: each batch size has one statement text, which the store's statement cache prepares once.
   batchValues(rows: number, types: readonly BatchColumnType[]): string {
     const key = `${rows}x${types.length}`;
