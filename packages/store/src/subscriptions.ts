@@ -193,7 +193,7 @@ class RunningSubscription implements Subscription {
         if (last !== undefined) {
           await handle(batch);
           // At least once: the checkpoint moves only once the handler has accepted the batch.
-          if (name !== undefined) await saveCheckpoint(db, name, last.position, clock.now());
+          if (name !== undefined) await store.transaction((trx) => saveCheckpoint(trx, name, last.position, clock.now()));
           this.#position = last.position;
           if (batch.length === batchSize) continue;
         }

@@ -8,9 +8,9 @@ import type { PositionMark } from "./store-dialect.ts";
  * commits. A transaction that took position 11 and commits after another one took 12 and
  * committed leaves a moment where 12 is visible and 11 is not; a reader that checkpoints 12 then
  * never sees 11. So a reader reads only up to a mark that is settled: the sequence's last value
- * (every position handed out so far), read *before* a snapshot whose xmax fences the
- * transactions that may hold one of them; once the oldest transaction still running is at or
- * after that fence, every position up to the mark is committed or rolled back for good.
+ * (every position handed out so far), read *before* the reader takes a transaction id of its own,
+ * the fence; once the oldest transaction still running is at or after that fence, every position
+ * up to the mark is committed or rolled back for good.
  *
  * That holds only if a transaction has its id before it takes a position: the sequence's default
  * is evaluated before the insert assigns the id, so `verq_next_position()` asks for the id first.
@@ -38,19 +38,22 @@ export async function trackPostgresPositions(db: Kysely<VerqDatabase>): Promise<
   await sql`create trigger events_notify after insert on events for each statement execute function verq_events_notify()`.execute(db);
 }
 
-/** The sequence's last value, then the transactions in flight (see the top of this file). */
+/**
+ * The sequence's last value, then a transaction id of the reader's own, taken after it: every
+ * holder of a position up to that value took its id before, so it is older than the fence. (A
+ * snapshot's xmax would not do: it is one past the newest *completed* id, and a transaction that
+ * took a newer id is running beyond it, in no snapshot's list.) Costs one id per mark.
+ */
 export async function markPostgresPositions(db: Kysely<VerqDatabase>): Promise<PositionMark> {
   const last = await sql<{ position: number | null }>`select pg_sequence_last_value(pg_get_serial_sequence('events', 'position')::regclass) as position`.execute(
     db,
   );
-  // A separate statement: its snapshot is taken after the value above was read.
-  const snapshot = await sql<{ xmin: string; xmax: string }>`select pg_snapshot_xmin(s)::text as xmin, pg_snapshot_xmax(s)::text as xmax
-    from pg_current_snapshot() as s`.execute(db);
-  const { xmin, xmax } = snapshot.rows[0] ?? { xmin: "0", xmax: "0" };
-  return { position: Number(last.rows[0]?.position ?? 0), fence: xmin === xmax ? null : xmax };
+  // A separate statement, so that its id is assigned after the value above was read.
+  const fence = await sql<{ xid: string }>`select pg_current_xact_id()::text as xid`.execute(db);
+  return { position: Number(last.rows[0]?.position ?? 0), fence: fence.rows[0]?.xid ?? null };
 }
 
-/** True once the oldest transaction still running started after the mark's fence. */
+/** True once no transaction older than the mark's fence is still running (the oldest running id is at or after it). */
 export async function postgresPositionsSettled(db: Kysely<VerqDatabase>, mark: PositionMark): Promise<boolean> {
   if (mark.fence === null) return true;
   const { rows } = await sql<{ settled: boolean }>`select pg_snapshot_xmin(pg_current_snapshot()) >= ${mark.fence}::xid8 as settled`.execute(db);
