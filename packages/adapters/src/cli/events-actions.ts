@@ -1,3 +1,4 @@
+import { checkSubscription } from "@verq/core";
 import { EventSubscriptions, type StoredEvent } from "@verq/store";
 import { failpoint } from "../failpoints.ts";
 import { onStopSignal, parseChoice, parseDuration, parseWholeNumber, runCommand, withStore } from "./common.ts";
@@ -48,6 +49,8 @@ export const events = (context: CliContext, o: EventsOptions): Promise<void> =>
     const pollMs = parseDuration(o.poll, "--poll", { min: 1, max: 3_600_000 });
     const types = o.type?.split(",").map((t) => parseChoice(t.trim(), "--type", STREAM_TYPES));
     const live = o.follow === true;
+    // Every option is checked before the store is opened.
+    checkSubscription({ name: o.name, from, types, batchSize, pollMs });
     return withStore(
       o.db,
       async (store) => {
