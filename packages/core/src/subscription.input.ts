@@ -52,7 +52,9 @@ export function checkSubscription(input: SubscriptionInput): CheckedSubscription
       if (typeof type !== "string" || !STREAM_TYPE_PATTERN.test(type))
         invalid("a stream type is lower-case letters and -, such as job, guid or message");
   }
-  if (!wholeIn(batchSize, 1, MAX_SUBSCRIPTION_BATCH)) invalid(`batchSize must be a whole number from 1 to ${MAX_SUBSCRIPTION_BATCH}`);
-  if (!wholeIn(pollMs, 1, MAX_SUBSCRIPTION_POLL_MS)) invalid(`pollMs must be a whole number from 1 to ${MAX_SUBSCRIPTION_POLL_MS}`);
+  if (!wholeIn(batchSize, 1, MAX_SUBSCRIPTION_BATCH))
+    invalid(`batchSize must be a whole number from 1 to ${MAX_SUBSCRIPTION_BATCH}`);
+  if (!wholeIn(pollMs, 1, MAX_SUBSCRIPTION_POLL_MS))
+    invalid(`pollMs must be a whole number from 1 to ${MAX_SUBSCRIPTION_POLL_MS}`);
   return { name, from, types: types === undefined ? undefined : [...new Set(types)], batchSize, pollMs };
 }

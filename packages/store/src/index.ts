@@ -20,12 +20,7 @@ export { JobWorker, type DrainOptions, type JobWorkerOptions, type JobWorkerRepo
 export type { VerqDatabase } from "./schema.ts";
 export type { JobStats } from "./sql/jobs/selectJobStats.ts";
 export { readAllEvents } from "./sql/events/readAllEvents.ts";
-export {
-  EventSubscriptions,
-  type EventSubscriptionsOptions,
-  type SubscribeOptions,
-  type Subscription,
-} from "./subscriptions.ts";
+export { EventSubscriptions, type EventSubscriptionsOptions, type SubscribeOptions, type Subscription } from "./subscriptions.ts";
 export type { Checkpoint } from "./sql/subscriptions/selectCheckpoint.ts";
 export type { StoredEvent } from "./sql/events/storedEvent.ts";
 export { VerqStore, openStore, type OpenStoreOptions, type SqliteStoreOptions } from "./store.ts";

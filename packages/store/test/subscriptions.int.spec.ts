@@ -53,7 +53,10 @@ for (const engine of ENGINES) {
       const log = await readAllEvents(store.db);
       expect(seen).toEqual(log);
       expect(subscription.position).toBe(log.at(-1)?.position);
-      expect(await new EventSubscriptions(store).checkpoint("audit")).toMatchObject({ name: "audit", position: log.at(-1)?.position });
+      expect(await new EventSubscriptions(store).checkpoint("audit")).toMatchObject({
+        name: "audit",
+        position: log.at(-1)?.position,
+      });
     });
 
     it("resumes after its checkpoint; `from` counts only for a subscriber that has none", async () => {
@@ -82,7 +85,11 @@ for (const engine of ENGINES) {
       const ledger = new GuidLedger(store, { clock });
       await ledger.receive({ guid: "G-1", request: '{"guid":"G-1"}', fingerprint: "f", maxAttempts: 3 });
       await ledger.send("G-1");
-      await ledger.record("G-1", 1, classifyCoreCall("G-1", { kind: "answered", status: 200, body: '{"guid":"G-1","code":"0000"}' }));
+      await ledger.record(
+        "G-1",
+        1,
+        classifyCoreCall("G-1", { kind: "answered", status: 200, body: '{"guid":"G-1","code":"0000"}' }),
+      );
       const seen: StoredEvent[] = [];
       await new EventSubscriptions(store).subscribe({ types: ["guid"], live: false, handle: (b) => void seen.push(...b) }).done;
       expect(seen.length).toBeGreaterThan(0);
@@ -106,7 +113,8 @@ for (const engine of ENGINES) {
       expect(calls).toEqual([[1, 2], [3]]);
       expect((await subscriptions.checkpoint("flaky"))?.position).toBe(2);
       const again: number[][] = [];
-      await subscriptions.subscribe({ name: "flaky", batchSize: 2, live: false, handle: (b) => void again.push(positions(b)) }).done;
+      await subscriptions.subscribe({ name: "flaky", batchSize: 2, live: false, handle: (b) => void again.push(positions(b)) })
+        .done;
       expect(again).toEqual([[3]]);
     });
 
@@ -154,7 +162,11 @@ for (const engine of ENGINES) {
       // writers of one process share its connection and take turns.
       const writers = engine === "postgres" ? [await open(engine), await open(engine)] : [reader, reader];
       const seen: StoredEvent[] = [];
-      const subscription = new EventSubscriptions(reader).subscribe({ name: "both", pollMs: 5, handle: (b) => void seen.push(...b) });
+      const subscription = new EventSubscriptions(reader).subscribe({
+        name: "both",
+        pollMs: 5,
+        handle: (b) => void seen.push(...b),
+      });
       const clock = new ManualClock();
       await Promise.all(
         writers.map(async (writer, w) => {
@@ -182,7 +194,11 @@ describe.skipIf(!(await engineAvailable("postgres")))("[postgres] E1 a position 
     const slowWriter = await open("postgres");
     const clock = new ManualClock();
     const seen: StoredEvent[] = [];
-    const subscription = new EventSubscriptions(reader).subscribe({ name: "gap", pollMs: 10, handle: (b) => void seen.push(...b) });
+    const subscription = new EventSubscriptions(reader).subscribe({
+      name: "gap",
+      pollMs: 10,
+      handle: (b) => void seen.push(...b),
+    });
 
     const gate = () => {
       let open!: () => void;

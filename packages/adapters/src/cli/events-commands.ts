@@ -22,8 +22,15 @@ export function registerEventsCommands(program: Command, context: CliContext): v
     .option("--from <n>", "first position to print (a named subscriber's checkpoint wins once it has one)", "1")
     .option("--follow", "after the catch-up, print new events as they commit, until SIGINT or SIGTERM")
     .option("--type <types>", "only these stream types, comma-separated: job, guid, message, ledger-audit, operator")
-    .option("--name <subscriber>", "keep a durable checkpoint under this name (at least once: a batch is printed before it is saved)")
+    .option(
+      "--name <subscriber>",
+      "keep a durable checkpoint under this name (at least once: a batch is printed before it is saved)",
+    )
     .option("--batch-size <n>", "events per batch (the checkpoint moves once a batch is printed)", "100")
-    .option("--poll <duration>", "with --follow: pause between polls once caught up (PostgreSQL is also woken by NOTIFY)", "250ms")
+    .option(
+      "--poll <duration>",
+      "with --follow: pause between polls once caught up (PostgreSQL is also woken by NOTIFY)",
+      "250ms",
+    )
     .action(async (o: EventsOptions) => (await actions()).events(context, o));
 }

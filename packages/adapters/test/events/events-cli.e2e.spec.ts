@@ -31,11 +31,16 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
 }
 
 /** A running `verq events … --follow` and what it has printed so far. */
-function follow(db: string, args: readonly string[]): { child: ChildProcess; lines: () => Line[]; exit: Promise<[number | null, string | null]> } {
+function follow(
+  db: string,
+  args: readonly string[],
+): { child: ChildProcess; lines: () => Line[]; exit: Promise<[number | null, string | null]> } {
   const child = spawnVerq(["events", "--db", db, "--follow", "--poll", "20ms", ...args]);
   let stdout = "";
   child.stdout?.on("data", (c: Buffer) => (stdout += c.toString()));
-  const exit = new Promise<[number | null, string | null]>((resolve) => child.once("exit", (code, signal) => resolve([code, signal])));
+  const exit = new Promise<[number | null, string | null]>((resolve) =>
+    child.once("exit", (code, signal) => resolve([code, signal])),
+  );
   // Only complete lines: a kill may cut the last one.
   return { child, lines: () => parse(stdout.slice(0, stdout.lastIndexOf("\n") + 1)), exit };
 }
@@ -68,7 +73,8 @@ for (const engine of ENGINES) {
       const { db } = database;
       const queue = new JobQueue(store, { clock: new ManualClock() });
       let next = 0;
-      const enqueue = (n: number) => queue.enqueueMany(Array.from({ length: n }, () => ({ id: `job-${++next}`, payload: { n: next } })));
+      const enqueue = (n: number) =>
+        queue.enqueueMany(Array.from({ length: n }, () => ({ id: `job-${++next}`, payload: { n: next } })));
       await enqueue(30);
 
       // 1. Killed (SIGKILL) after printing half of its first batch: the checkpoint has not moved.
@@ -109,7 +115,15 @@ for (const engine of ENGINES) {
       // At least once: every event of the log, as it is stored, and nothing else.
       const byPosition = new Map(runs.flat().map((l) => [l.position, l]));
       expect([...byPosition.values()].sort((a, b) => a.position - b.position)).toEqual(
-        log.map((e) => ({ position: e.position, type: e.type, streamType: e.streamType, streamId: e.streamId, version: e.version, at: e.at, data: e.data })),
+        log.map((e) => ({
+          position: e.position,
+          type: e.type,
+          streamType: e.streamType,
+          streamId: e.streamId,
+          version: e.version,
+          at: e.at,
+          data: e.data,
+        })),
       );
       expect((await subscriptions.checkpoint("audit"))?.position).toBe(lastPosition);
     });
@@ -118,7 +132,9 @@ for (const engine of ENGINES) {
       database = await createTestDatabase(engine);
       store = await database.open();
       const { db } = database;
-      await new JobQueue(store, { clock: new ManualClock() }).enqueueMany([1, 2, 3].map((i) => ({ id: `j${i}`, payload: { i } })));
+      await new JobQueue(store, { clock: new ManualClock() }).enqueueMany(
+        [1, 2, 3].map((i) => ({ id: `j${i}`, payload: { i } })),
+      );
       const all = await verq("events", "--db", db, "--from", "2");
       expect(all.code).toBe(0);
       expect(parse(all.out).map((l) => [l.position, l.streamId])).toEqual([

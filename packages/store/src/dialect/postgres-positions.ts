@@ -35,7 +35,9 @@ export async function trackPostgresPositions(db: Kysely<VerqDatabase>): Promise<
         perform pg_notify('verq_events_' || left(encode(sha256(convert_to(current_setting('search_path'), 'UTF8')), 'hex'), 16), '');
         return null;
       end $$`.execute(db);
-  await sql`create trigger events_notify after insert on events for each statement execute function verq_events_notify()`.execute(db);
+  await sql`create trigger events_notify after insert on events for each statement execute function verq_events_notify()`.execute(
+    db,
+  );
 }
 
 /**
@@ -45,9 +47,9 @@ export async function trackPostgresPositions(db: Kysely<VerqDatabase>): Promise<
  * took a newer id is running beyond it, in no snapshot's list.) Costs one id per mark.
  */
 export async function markPostgresPositions(db: Kysely<VerqDatabase>): Promise<PositionMark> {
-  const last = await sql<{ position: number | null }>`select pg_sequence_last_value(pg_get_serial_sequence('events', 'position')::regclass) as position`.execute(
-    db,
-  );
+  const last = await sql<{
+    position: number | null;
+  }>`select pg_sequence_last_value(pg_get_serial_sequence('events', 'position')::regclass) as position`.execute(db);
   // A separate statement, so that its id is assigned after the value above was read.
   const fence = await sql<{ xid: string }>`select pg_current_xact_id()::text as xid`.execute(db);
   return { position: Number(last.rows[0]?.position ?? 0), fence: fence.rows[0]?.xid ?? null };
@@ -56,6 +58,8 @@ export async function markPostgresPositions(db: Kysely<VerqDatabase>): Promise<P
 /** True once no transaction older than the mark's fence is still running (the oldest running id is at or after it). */
 export async function postgresPositionsSettled(db: Kysely<VerqDatabase>, mark: PositionMark): Promise<boolean> {
   if (mark.fence === null) return true;
-  const { rows } = await sql<{ settled: boolean }>`select pg_snapshot_xmin(pg_current_snapshot()) >= ${mark.fence}::xid8 as settled`.execute(db);
+  const { rows } = await sql<{
+    settled: boolean;
+  }>`select pg_snapshot_xmin(pg_current_snapshot()) >= ${mark.fence}::xid8 as settled`.execute(db);
   return rows[0]?.settled === true;
 }
