@@ -2,7 +2,7 @@ import { ManualClock, classifyCoreCall, isVerqError } from "@verq/core";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventSubscriptions, GuidLedger, JobQueue, readAllEvents, type StoredEvent, type VerqStore } from "../src/index.ts";
+import { EventSubscriptions, GuidLedger, JobQueue, checkStore, readAllEvents, type StoredEvent, type VerqStore } from "../src/index.ts";
 import { saveCheckpoint } from "../src/sql/subscriptions/saveCheckpoint.ts";
 
 /** Polls `condition` every 10 ms until it holds; fails after `timeoutMs`. */
@@ -126,6 +126,18 @@ for (const engine of ENGINES) {
       expect(await new EventSubscriptions(store).checkpoint("c")).toEqual({ name: "c", position: 10, updatedAt: 1 });
       expect(await saveCheckpoint(store.db, "c", 11, 4)).toBe(true);
       expect((await new EventSubscriptions(store).checkpoint("c"))?.position).toBe(11);
+    });
+
+    it("verq check: a checkpoint past the newest event is CHECKPOINT_AHEAD; one at the newest is clean", async () => {
+      const store = await open(engine);
+      await new JobQueue(store, { clock: new ManualClock() }).enqueueMany([1, 2].map((i) => ({ id: `j-${i}`, payload: {} })));
+      await new EventSubscriptions(store).subscribe({ name: "caught-up", live: false, handle: () => {} }).done;
+      expect(await checkStore(store)).toMatchObject({ ok: true, findings: [] });
+      // As after restoring the log from an older backup while the checkpoint row stayed.
+      await saveCheckpoint(store.db, "restored", 9, 1);
+      expect((await checkStore(store)).findings).toEqual([
+        { code: "CHECKPOINT_AHEAD", stream: "subscription/restored", detail: "checkpoint 9 is past the newest event 2" },
+      ]);
     });
 
     it("bad options are VERQ_INVALID_ARGUMENT at once, and nothing is read or written", async () => {
