@@ -2,7 +2,15 @@ import { ManualClock, classifyCoreCall, isVerqError } from "@verq/core";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventSubscriptions, GuidLedger, JobQueue, checkStore, readAllEvents, type StoredEvent, type VerqStore } from "../src/index.ts";
+import {
+  EventSubscriptions,
+  GuidLedger,
+  JobQueue,
+  checkStore,
+  readAllEvents,
+  type StoredEvent,
+  type VerqStore,
+} from "../src/index.ts";
 import { saveCheckpoint } from "../src/sql/subscriptions/saveCheckpoint.ts";
 
 /** Polls `condition` every 10 ms until it holds; fails after `timeoutMs`. */

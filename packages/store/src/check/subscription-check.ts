@@ -10,5 +10,9 @@ import type { Report } from "./finding.ts";
  */
 export async function checkSubscriptions(db: Kysely<VerqDatabase>, report: Report): Promise<void> {
   for (const ahead of await selectCheckpointsAhead(db))
-    report("CHECKPOINT_AHEAD", `subscription/${ahead.name}`, `checkpoint ${ahead.position} is past the newest event ${ahead.newest}`);
+    report(
+      "CHECKPOINT_AHEAD",
+      `subscription/${ahead.name}`,
+      `checkpoint ${ahead.position} is past the newest event ${ahead.newest}`,
+    );
 }
