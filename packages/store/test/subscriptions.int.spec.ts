@@ -209,6 +209,21 @@ for (const engine of ENGINES) {
 }
 
 describe.skipIf(!(await engineAvailable("postgres")))("[postgres] E1 a position taken by a transaction still in flight", () => {
+  it("a live subscriber is woken by the NOTIFY of another process's insert, long before its next poll", async () => {
+    const reader = await open("postgres");
+    const writer = await open("postgres");
+    const seen: StoredEvent[] = [];
+    const subscription = new EventSubscriptions(reader).subscribe({ pollMs: 60_000, handle: (b) => void seen.push(...b) });
+    // Caught up with the empty log, and listening.
+    await sleep(500);
+    const started = Date.now();
+    await new JobQueue(writer, { clock: new ManualClock() }).enqueue({ id: "woken", payload: {} });
+    await until(() => seen.length === 1, "the NOTIFY", 5_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(seen[0]?.streamId).toBe("woken");
+    await subscription.stop();
+  });
+
   it("is not passed over: the subscriber waits at the gap, then delivers it before the later, earlier-committed event", async () => {
     const reader = await open("postgres");
     const slowWriter = await open("postgres");
