@@ -9,7 +9,8 @@
  * variable unset, {@link failpoint} is a lookup in an empty map: free when off.
  *
  * Named boundaries (listed in docs/failpoints.md): `job.afterSend`, `job.beforeFinish`,
- * `relay.afterClaim`, `relay.afterCoreCall`, `relay.afterRecord`, `files.afterRename`.
+ * `relay.afterClaim`, `relay.afterCoreCall`, `relay.afterRecord`, `files.afterRename`,
+ * `events.midBatch`.
  */
 export type FailpointAction = { readonly kind: "exit"; readonly code: number } | { readonly kind: "kill" };
 

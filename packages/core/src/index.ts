@@ -97,6 +97,14 @@ export { BULK_REDRIVE_LOCK, newLock, type LockState, type OperatorLock } from ".
 export { seededRng, type Rng } from "./random.ts";
 export { REDRIVE_NOTE_MAX_LENGTH, REDRIVE_NOTE_PATTERN, isValidRedriveNote } from "./redrive-note.ts";
 export {
+  MAX_SUBSCRIPTION_BATCH,
+  MAX_SUBSCRIPTION_POLL_MS,
+  SUBSCRIPTION_NAME_PATTERN,
+  checkSubscription,
+  type CheckedSubscription,
+  type SubscriptionInput,
+} from "./subscription.input.ts";
+export {
   classifyCoreCall,
   classifyInquiry,
   readChannelRequest,

@@ -1,7 +1,7 @@
 export type { SqliteOptions } from "./dialect/sqlite-options.ts";
 export type { PostgresOptions } from "./dialect/postgres-options.ts";
 export { isPostgresUrl } from "./dialect/postgres-url.ts";
-export type { BatchColumnType, StoreDialect } from "./dialect/store-dialect.ts";
+export type { BatchColumnType, PositionMark, StoreDialect } from "./dialect/store-dialect.ts";
 export {
   JobQueue,
   MAX_BATCH_SIZE,
@@ -23,6 +23,8 @@ export { errorFields, type LogFn, type VerqLogger } from "./verq-logger.ts";
 export type { VerqDatabase } from "./schema.ts";
 export type { JobStats } from "./sql/jobs/selectJobStats.ts";
 export { readAllEvents } from "./sql/events/readAllEvents.ts";
+export { EventSubscriptions, type EventSubscriptionsOptions, type SubscribeOptions, type Subscription } from "./subscriptions.ts";
+export type { Checkpoint } from "./sql/subscriptions/selectCheckpoint.ts";
 export type { StoredEvent } from "./sql/events/storedEvent.ts";
 export { VerqStore, openStore, type OpenStoreOptions, type SqliteStoreOptions } from "./store.ts";
 export { ReceiptBook, type ReceiptResult, type ReceiverCounts } from "./receipt-book.ts";

@@ -88,6 +88,13 @@ export interface ReceiptsTable {
   at_ms: number;
 }
 
+/** One durable subscriber's checkpoint: the position of the last event its handler accepted; it never goes back. */
+export interface SubscriptionsTable {
+  name: string;
+  position: number;
+  updated_at: number;
+}
+
 /**
  * The tables every store has, as Kysely sees them: the event log, the job projections, the
  * counters and the receipts. The relay's `ledger` and the file queue's tables (`processed`,
@@ -100,4 +107,5 @@ export interface VerqDatabase {
   job_archive: JobArchiveTable;
   counters: CountersTable;
   receipts: ReceiptsTable;
+  subscriptions: SubscriptionsTable;
 }

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { registerCheckCommands } from "./check-commands.ts";
 import { registerDashboardCommands } from "./dashboard-commands.ts";
+import { registerEventsCommands } from "./events-commands.ts";
 import { EXIT } from "./exit-codes.ts";
 import { registerFilesCommands } from "./files-commands.ts";
 import { registerJobsCommands } from "./jobs-commands.ts";
@@ -42,6 +43,7 @@ export function buildProgram(
   registerVizCommands(program, context);
   registerCheckCommands(program, context);
   registerDashboardCommands(program, context);
+  registerEventsCommands(program, context);
   return program;
 }
 

@@ -2,6 +2,7 @@ import type { StoredEvent } from "../sql/events/storedEvent.ts";
 import { selectEventPage } from "../sql/check/selectEventPage.ts";
 import type { VerqStore } from "../store.ts";
 import { streamName, type Finding, type Report } from "./finding.ts";
+import { checkSubscriptions } from "./subscription-check.ts";
 import { guidCheck } from "./guid-check.ts";
 import { jobCheck } from "./job-check.ts";
 import { jobRetentionCheck } from "./job-retention-check.ts";
@@ -117,6 +118,7 @@ export async function checkStore(store: VerqStore, options: CheckOptions = {}): 
   if (current !== null) finish(current);
   await settle();
   for (const check of CHECKS) await check.orphans(db, batchSize, report);
+  await checkSubscriptions(db, report);
   return { ok: findings.length === 0, findings, checked: { streams, events, byStreamType } };
 }
 

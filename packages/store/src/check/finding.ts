@@ -31,6 +31,8 @@ export const FINDING_CODES = [
   "ARCHIVE_MISMATCH",
   /** A `redrives` audit row without its `job.redriven` event, or one that differs from it, or the reverse. */
   "REDRIVE_AUDIT_MISMATCH",
+  /** A subscriber's checkpoint past the newest event of the log. */
+  "CHECKPOINT_AHEAD",
 ] as const;
 
 /** One of {@link FINDING_CODES}. */

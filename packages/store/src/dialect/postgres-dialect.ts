@@ -1,6 +1,7 @@
 import { isVerqError } from "@verq/core";
 import { sql, type Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
+import { markPostgresPositions, postgresPositionsSettled, trackPostgresPositions } from "./postgres-positions.ts";
 import type { BatchColumnType, StoreDialect } from "./store-dialect.ts";
 
 /** The SQLSTATE of a PostgreSQL error, if `error` is one. */
@@ -71,6 +72,9 @@ export const postgresStoreDialect: StoreDialect = {
         return old;
       end $$`.execute(db);
   },
+  trackPositions: trackPostgresPositions,
+  markPositions: markPostgresPositions,
+  positionsSettled: postgresPositionsSettled,
   // `($1::text, $2::bigint), ($3::text, $4::bigint)`: typed, since an untyped VALUES column is text.
   batchValues(rows: number, types: readonly BatchColumnType[]): string {
     const key = `${rows}x${types.join(",")}`;

@@ -60,6 +60,10 @@ export const sqliteStoreDialect: StoreDialect = {
       when old.stream_type = 'job' and not exists (select 1 from job_archive a where a.id = old.stream_id)
       begin select raise(abort, 'VERQ_APPEND_ONLY: job events cannot be deleted unless the job is archived'); end`.execute(db);
   },
+  // One writer, which commits before the next one takes a position: what is visible is settled.
+  trackPositions: () => Promise.resolve(),
+  markPositions: () => Promise.resolve({ position: Number.MAX_SAFE_INTEGER, fence: null }),
+  positionsSettled: () => Promise.resolve(true),
   // `(?, ?), (?, ?)`, cached: each batch size has one statement text, which the store's statement cache prepares once.
   batchValues(rows: number, types: readonly BatchColumnType[]): string {
     const key = `${rows}x${types.length}`;

@@ -23,6 +23,17 @@ export interface HotPath {
   readRows(text: string, parameters: readonly unknown[]): unknown[][];
 }
 
+/**
+ * The positions of the event log handed out when it was taken ({@link StoreDialect.markPositions}),
+ * and what must end before no transaction can still commit an event at or below `position`.
+ */
+export interface PositionMark {
+  /** The highest position handed out so far (committed or not). */
+  readonly position: number;
+  /** The engine's token for "every writer in flight then": null when none was. */
+  readonly fence: string | null;
+}
+
 /** The SQL type of a column of a batch row (see {@link StoreDialect.batchValues}). */
 export type BatchColumnType = "text" | "integer" | "bigint" | "numeric";
 
@@ -62,6 +73,28 @@ export interface StoreDialect {
    * in the same transaction, and never the newest event of the log.
    */
   allowArchivedJobDeletes(db: Kysely<VerqDatabase>): Promise<void>;
+  /**
+   * Migration 010: what {@link markPositions} and {@link positionsSettled} need, and the
+   * announcement of new events to live subscribers. PostgreSQL hands out a position only to a
+   * transaction that has its id already (so a snapshot tells whether it may still commit), and
+   * sends `NOTIFY` on the store's events channel after each insert into `events`. Nothing on
+   * SQLite.
+   */
+  trackPositions(db: Kysely<VerqDatabase>): Promise<void>;
+  /**
+   * Marks the positions handed out so far. On SQLite, whose one writer commits before the next
+   * takes a position, every committed event is settled: the mark is the whole log and has no
+   * fence. On PostgreSQL, where a transaction that commits later may hold a smaller position than
+   * one already visible, the mark is the sequence's last value and the transactions in flight.
+   */
+  markPositions(db: Kysely<VerqDatabase>): Promise<PositionMark>;
+  /**
+   * True once no transaction can commit an event at or below `mark.position` any more: every
+   * one in flight at the mark has ended (PostgreSQL: the oldest transaction still running is
+   * younger than the mark's fence). A reader that stops at a settled mark never skips an event
+   * that commits later.
+   */
+  positionsSettled(db: Kysely<VerqDatabase>, mark: PositionMark): Promise<boolean>;
   /**
    * Suffix for the claim's candidate SELECT: `for update skip locked` on PostgreSQL, so that
    * claimers pass over each other's candidates instead of queueing behind them; empty on

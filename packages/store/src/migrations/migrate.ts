@@ -7,6 +7,7 @@ import * as ledger from "./003-ledger.ts";
 import * as receiver from "./004-receiver.ts";
 import * as leanPositions from "./005-lean-positions.ts";
 import * as retention from "./009-retention.ts";
+import * as subscriptions from "./010-subscriptions.ts";
 
 /** Every migration in order. Names sort; never rename or edit one that has shipped. */
 function migrationsFor(dialect: StoreDialect): Record<string, Migration> {
@@ -17,6 +18,7 @@ function migrationsFor(dialect: StoreDialect): Record<string, Migration> {
     "004-receiver": { up: (db) => receiver.up(db as Kysely<VerqDatabase>) },
     "005-lean-positions": { up: (db) => leanPositions.up(db as Kysely<VerqDatabase>, dialect) },
     "009-retention": { up: (db) => retention.up(db as Kysely<VerqDatabase>, dialect) },
+    "010-subscriptions": { up: (db) => subscriptions.up(db as Kysely<VerqDatabase>, dialect) },
   };
 }
 

@@ -1,0 +1,65 @@
+import { sql, type Kysely } from "kysely";
+import type { VerqDatabase } from "../schema.ts";
+import type { PositionMark } from "./store-dialect.ts";
+
+/*
+ * Why a PostgreSQL subscriber cannot simply read "every position above my checkpoint": positions
+ * come from a sequence, which hands them out when an event is inserted, not when its transaction
+ * commits. A transaction that took position 11 and commits after another one took 12 and
+ * committed leaves a moment where 12 is visible and 11 is not; a reader that checkpoints 12 then
+ * never sees 11. So a reader reads only up to a mark that is settled: the sequence's last value
+ * (every position handed out so far), read *before* the reader takes a transaction id of its own,
+ * the fence; once the oldest transaction still running is at or after that fence, every position
+ * up to the mark is committed or rolled back for good.
+ *
+ * That holds only if a transaction has its id before it takes a position: the sequence's default
+ * is evaluated before the insert assigns the id, so `verq_next_position()` asks for the id first.
+ */
+
+/** Migration 010 on PostgreSQL: ids before positions, and a NOTIFY on the store's events channel after each insert. */
+export async function trackPostgresPositions(db: Kysely<VerqDatabase>): Promise<void> {
+  const { rows } = await sql<{ seq: string }>`select pg_get_serial_sequence('events', 'position') as seq`.execute(db);
+  const sequence = rows[0]?.seq;
+  if (sequence === undefined) throw new Error("the events table has no position sequence");
+  await sql`create function verq_next_position() returns bigint language plpgsql volatile as $$
+      begin
+        -- The transaction's id first: a snapshot then tells whether the holder of a position may still commit.
+        perform pg_current_xact_id();
+        return nextval(${sql.lit(sequence)}::regclass);
+      end $$`.execute(db);
+  await sql`alter table events alter column position set default verq_next_position()`.execute(db);
+  // The channel is the one postgresWakeups listens on for the topic "events": the hash of the
+  // search path, so that stores in other schemas are not woken.
+  await sql`create function verq_events_notify() returns trigger language plpgsql as $$
+      begin
+        perform pg_notify('verq_events_' || left(encode(sha256(convert_to(current_setting('search_path'), 'UTF8')), 'hex'), 16), '');
+        return null;
+      end $$`.execute(db);
+  await sql`create trigger events_notify after insert on events for each statement execute function verq_events_notify()`.execute(
+    db,
+  );
+}
+
+/**
+ * The sequence's last value, then a transaction id of the reader's own, taken after it: every
+ * holder of a position up to that value took its id before, so it is older than the fence. (A
+ * snapshot's xmax would not do: it is one past the newest *completed* id, and a transaction that
+ * took a newer id is running beyond it, in no snapshot's list.) Costs one id per mark.
+ */
+export async function markPostgresPositions(db: Kysely<VerqDatabase>): Promise<PositionMark> {
+  const last = await sql<{
+    position: number | null;
+  }>`select pg_sequence_last_value(pg_get_serial_sequence('events', 'position')::regclass) as position`.execute(db);
+  // A separate statement, so that its id is assigned after the value above was read.
+  const fence = await sql<{ xid: string }>`select pg_current_xact_id()::text as xid`.execute(db);
+  return { position: Number(last.rows[0]?.position ?? 0), fence: fence.rows[0]?.xid ?? null };
+}
+
+/** True once no transaction older than the mark's fence is still running (the oldest running id is at or after it). */
+export async function postgresPositionsSettled(db: Kysely<VerqDatabase>, mark: PositionMark): Promise<boolean> {
+  if (mark.fence === null) return true;
+  const { rows } = await sql<{
+    settled: boolean;
+  }>`select pg_snapshot_xmin(pg_current_snapshot()) >= ${mark.fence}::xid8 as settled`.execute(db);
+  return rows[0]?.settled === true;
+}
