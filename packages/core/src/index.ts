@@ -27,6 +27,7 @@ export { rootTransitions, type RootTransition } from "./machine-root.ts";
 export { machineSource } from "./machine-source.ts";
 export {
   jobCommands,
+  type CancelCommand,
   type ClaimCommand,
   type EnqueueCommand,
   type FinishCommand,
@@ -35,7 +36,15 @@ export {
   type RedriveCommand,
 } from "./job.commands.ts";
 export { createJobDecider, decideJob, type JobDecider, type JobDecision } from "./job.decide.ts";
-export { JOB_EVENT_TYPES, JOB_STREAM, jobEvents, type JobEnqueued, type JobEvent, type JobEventType } from "./job.events.ts";
+export {
+  JOB_EVENT_TYPES,
+  JOB_STREAM,
+  jobEvents,
+  type JobCancelled,
+  type JobEnqueued,
+  type JobEvent,
+  type JobEventType,
+} from "./job.events.ts";
 export { evolveJob, foldJob } from "./job.evolve.ts";
 export {
   MAX_ATTEMPTS_LIMIT,
@@ -51,6 +60,7 @@ export {
 } from "./job.input.ts";
 export { jobMachine, type JobMachine, type JobMachineContext, type JobRefusal } from "./job.machine.ts";
 export {
+  DEAD_REASONS,
   newJob,
   type DeadReason,
   type FinishOutcome,

@@ -90,9 +90,28 @@ export interface JobRedriven {
   readonly data: { readonly previousToken: number; readonly note: string; readonly deadline: number; readonly at: number };
 }
 
+/**
+ * An operator's cancel of a pending or leased job: → dead with reason `cancelled`, `deadSince`
+ * `at`. The token is not changed: `previousToken` is the token the job keeps (that of the lease
+ * taken away, if it was leased), so the holder's late heartbeat or finish is refused. `note` is
+ * a ticket id (see `REDRIVE_NOTE_PATTERN`).
+ */
+export interface JobCancelled {
+  readonly type: "job.cancelled";
+  readonly data: { readonly previousToken: number; readonly note: string; readonly at: number };
+}
+
 /** Every fact recorded about a job. Names are namespaced `job.*` strings. */
 export type JobEvent =
-  JobEnqueued | JobClaimed | JobLeaseExpired | JobLeaseExtended | JobCompleted | JobRetryScheduled | JobDied | JobRedriven;
+  | JobEnqueued
+  | JobClaimed
+  | JobLeaseExpired
+  | JobLeaseExtended
+  | JobCompleted
+  | JobRetryScheduled
+  | JobDied
+  | JobRedriven
+  | JobCancelled;
 
 /** The `type` of a {@link JobEvent}: what the `type` column of a job's stored event may hold. */
 export type JobEventType = JobEvent["type"];
@@ -107,6 +126,7 @@ export const jobEvents = {
   retryScheduled: (data: JobRetryScheduled["data"]): JobRetryScheduled => ({ type: "job.retryScheduled", data }),
   died: (data: JobDied["data"]): JobDied => ({ type: "job.died", data }),
   redriven: (data: JobRedriven["data"]): JobRedriven => ({ type: "job.redriven", data }),
+  cancelled: (data: JobCancelled["data"]): JobCancelled => ({ type: "job.cancelled", data }),
 } as const;
 
 /** All job event type names, for validation of stored rows. */
@@ -119,4 +139,5 @@ export const JOB_EVENT_TYPES: readonly JobEventType[] = [
   "job.retryScheduled",
   "job.died",
   "job.redriven",
+  "job.cancelled",
 ];

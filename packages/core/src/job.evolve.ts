@@ -64,6 +64,8 @@ export function evolveJob(job: JobStreamState, event: JobEvent): Job {
         reason: null,
         deadSince: null,
       };
+    case "job.cancelled":
+      return { ...base, state: "dead", owner: null, leaseUntil: null, reason: "cancelled", deadSince: event.data.at };
   }
 }
 

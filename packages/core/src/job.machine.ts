@@ -17,7 +17,8 @@ import type { DeadReason, JobStreamState } from "./job.types.ts";
  * - finish and heartbeat: `stale-token` (not the current token), `not-leased`, and for a
  *   heartbeat `lease-expired` (`now >= leaseUntil`);
  * - redrive: `not-dead`, `invalid-note` (not a ticket id), `invalid-deadline` (not after `now`),
- *   `rate-limited` (the window's redrives reach the limit).
+ *   `rate-limited` (the window's redrives reach the limit);
+ * - cancel: `unknown-job`, `not-cancellable` (done or dead), `invalid-note` (not a ticket id).
  */
 export type JobRefusal =
   | "already-enqueued"
@@ -32,7 +33,8 @@ export type JobRefusal =
   | "not-dead"
   | "invalid-note"
   | "invalid-deadline"
-  | "rate-limited";
+  | "rate-limited"
+  | "not-cancellable";
 
 /** The machine's context: the job (`new` before its first event), the events a transition emitted, and a refusal if any. */
 export interface JobMachineContext {
@@ -51,12 +53,12 @@ const redriveDeadline = (command: RedriveCommand): number => command.deadline ??
 
 /**
  * The job lifecycle (SPEC J1–J7): new → pending by enqueue, pending → leased → done | dead,
- * dead → pending by redrive.
+ * dead → pending by redrive, pending | leased → dead (`cancelled`) by an operator's cancel.
  *
  * Guards carry every rule: one job per id with one payload (an enqueue of an existing job is
  * refused, as a no-op or a conflict), the lease boundary (`now == leaseUntil` is expired), the
  * fencing token, the attempt budget (checked before the deadline), the deadline
- * (`next >= deadline` dies), the redrive note and the redrive rate limit. Facts from outside
+ * (`next >= deadline` dies), the operator's note (redrive and cancel) and the redrive rate limit. Facts from outside
  * (the clock, the backoff jitter, the count of recent redrives) arrive in the command. Actions
  * only assign: each appends the event it stands for to
  * `context.emitted` and folds it into `context.job` with {@link evolveJob}, so the projection is
@@ -83,7 +85,8 @@ export const jobMachine = setup({
     outcomeIsPermanent: ({ event }) => event.type === "job.finish" && event.outcome === "permanent",
     nextRunAtOrPastDeadline: ({ context, event }) =>
       event.type === "job.finish" && event.now + event.retryDelayMs >= context.job.deadline,
-    noteIsValid: ({ event }) => event.type === "job.redrive" && isValidRedriveNote(event.note),
+    // One note rule for every operator's command: a ticket id.
+    noteIsValid: ({ event }) => (event.type === "job.redrive" || event.type === "job.cancel") && isValidRedriveNote(event.note),
     deadlineIsAfterNow: ({ event }) => event.type === "job.redrive" && redriveDeadline(event) > event.now,
     // SPEC J7: the redrives already in the window, counted by the caller in the same transaction.
     redriveLimitReached: ({ event }) => event.type === "job.redrive" && event.recentRedrives >= event.limit.max,
@@ -147,6 +150,10 @@ export const jobMachine = setup({
         }),
       );
     }),
+    cancel: assign(({ context, event }) => {
+      if (event.type !== "job.cancel") return {};
+      return record(context, jobEvents.cancelled({ previousToken: context.job.token, note: event.note, at: event.now }));
+    }),
   },
 }).createMachine({
   id: "job",
@@ -163,6 +170,7 @@ export const jobMachine = setup({
     "job.finish": { actions: { type: "refuse", params: { refusal: "not-leased" } } },
     "job.heartbeat": { actions: { type: "refuse", params: { refusal: "not-leased" } } },
     "job.redrive": { actions: { type: "refuse", params: { refusal: "not-dead" } } },
+    "job.cancel": { actions: { type: "refuse", params: { refusal: "not-cancellable" } } },
   },
   states: {
     // No events yet: only an enqueue creates the job.
@@ -173,6 +181,7 @@ export const jobMachine = setup({
         "job.finish": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
         "job.heartbeat": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
         "job.redrive": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
+        "job.cancel": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
       },
     },
     pending: {
@@ -180,6 +189,11 @@ export const jobMachine = setup({
         "job.claim": [
           { guard: "isDue", target: "leased", actions: "claim" },
           { actions: { type: "refuse", params: { refusal: "not-due" } } },
+        ],
+        // A pending job never runs once cancelled: it leaves the claimable states for good.
+        "job.cancel": [
+          { guard: not("noteIsValid"), actions: { type: "refuse", params: { refusal: "invalid-note" } } },
+          { target: "dead", actions: "cancel" },
         ],
       },
     },
@@ -208,6 +222,11 @@ export const jobMachine = setup({
           { guard: not("tokenMatches"), actions: { type: "refuse", params: { refusal: "stale-token" } } },
           { guard: not("leaseHeld"), actions: { type: "refuse", params: { refusal: "lease-expired" } } },
           { actions: "extendLease" },
+        ],
+        // The lease is taken away, the token kept: the holder's heartbeat and finish are refused from now on.
+        "job.cancel": [
+          { guard: not("noteIsValid"), actions: { type: "refuse", params: { refusal: "invalid-note" } } },
+          { target: "dead", actions: "cancel" },
         ],
       },
     },

@@ -42,6 +42,7 @@ describe("machineSource", () => {
       "job.finish",
       "job.heartbeat",
       "job.redrive",
+      "job.cancel",
     ]);
     expect(source).toContain('{ guard: "!tokenMatches", actions: [{ type: "refuse", params: { refusal: "stale-token" } }] },');
     expect(source).toContain("    done: {},\n");
