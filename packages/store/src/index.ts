@@ -12,6 +12,7 @@ export {
   type EnqueueResult,
   type JobQueueOptions,
   type RedriveLimit,
+  type CancelResult,
   type RedriveRecord,
   type RunOnceResult,
   type Sender,

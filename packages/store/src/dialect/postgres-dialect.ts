@@ -1,7 +1,7 @@
 import { isVerqError } from "@verq/core";
 import { sql, type Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
-import type { BatchColumnType, StoreDialect } from "./store-dialect.ts";
+import type { BatchColumnType, ColumnCheckChange, StoreDialect } from "./store-dialect.ts";
 
 /** The SQLSTATE of a PostgreSQL error, if `error` is one. */
 export function postgresCode(error: unknown): string | undefined {
@@ -54,6 +54,10 @@ export const postgresStoreDialect: StoreDialect = {
   },
   // A sequence never goes back: nothing to do.
   leanPositions: () => Promise.resolve(),
+  async replaceColumnCheck(db: Kysely<VerqDatabase>, { table, column, to }: ColumnCheckChange): Promise<void> {
+    const name = sql.id(`${table}_${column}_check`);
+    await sql`alter table ${sql.table(table)} drop constraint ${name}, add constraint ${name} check (${sql.raw(to)})`.execute(db);
+  },
   // `($1::text, $2::bigint), ($3::text, $4::bigint)`: typed, since an untyped VALUES column is text.
   batchValues(rows: number, types: readonly BatchColumnType[]): string {
     const key = `${rows}x${types.join(",")}`;
