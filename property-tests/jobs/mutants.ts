@@ -116,7 +116,7 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
   /**
    * Cancellation broken: the holder of a lease a cancel took away may still finish it, as if the
    * lease were held (the job still ends as the holder reports, `done` for `ok`).
-   * Caught as: enqueue → claim(w1) → cancel → finish(w1's claim, ok): "[b J4] finish(job-a,
+   * Caught as: enqueue → claimMany(w1) → cancel → finish(w1's claim, ok): "[b J4] finish(job-a,
    * token 1, ok) was accepted; the job is dead with token 1".
    */
   "a cancelled lease still finishes": (state, ...commands) => {
