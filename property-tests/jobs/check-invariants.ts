@@ -21,6 +21,8 @@ export function toJobEvent(stored: StoredEvent): JobEvent {
  *   counts every enqueued job once;
  * - (e) the live projection of every job equals the fold of its events;
  * - model: every job's projection is exactly what the reference model expects;
+ * - cancel: a cancelled job is never finished `ok`: no `job.completed` follows a `job.cancelled`
+ *   in its stream unless a `job.redriven` came between;
  * - J6/J7: `stats().lastRedrive` is the last accepted redrive.
  */
 export async function checkInvariants(m: JobsModel, r: JobsReal): Promise<void> {
@@ -43,6 +45,14 @@ export async function checkInvariants(m: JobsModel, r: JobsReal): Promise<void> 
       modelFail("d J1", `job ${id}: state ${actual.state} with reason ${actual.reason}`);
     }
     modelEqual("e fold", `job ${id}: projection vs fold of its events`, actual, foldJob(history.map(toJobEvent)));
+    let cancelledAt: number | null = null;
+    for (const event of history) {
+      if (event.type === "job.cancelled") cancelledAt = event.version;
+      else if (event.type === "job.redriven") cancelledAt = null;
+      else if (event.type === "job.completed" && cancelledAt !== null) {
+        modelFail("cancel never ok", `job ${id}: v${event.version} job.completed after the job.cancelled at v${cancelledAt}`);
+      }
+    }
     modelEqual("model", `job ${id}`, actual, m.jobs.get(id) ?? null);
   }
   const seen = new Map<string, JobState[]>();

@@ -1,6 +1,7 @@
 import type fc from "fast-check";
 import { AdvanceClockCommand } from "./advance-clock.command.ts";
 import { AdvanceToLeaseBoundaryCommand } from "./advance-to-lease-boundary.command.ts";
+import { CancelCommand } from "./cancel.command.ts";
 import { ClaimManyCommand } from "./claim-many.command.ts";
 import { ClaimCommand } from "./claim.command.ts";
 import { EnqueueCommand } from "./enqueue.command.ts";
@@ -16,6 +17,7 @@ import { WorkerDiesCommand } from "./worker-dies.command.ts";
  * Every command of the jobs model, as arbitraries for `fc.commands`. Enqueues, claims and finishes
  * are listed twice: they are what moves jobs along, and they make dead jobs common enough to redrive.
  * The batch forms (`claimMany`, `finishMany`) must behave as their single forms run in sequence.
+ * Cancels take live jobs away from the workers that believe they hold them.
  */
 export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
   return [
@@ -34,5 +36,6 @@ export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
     WorkerDiesCommand.arbitrary(),
     RedriveCommand.arbitrary(),
     RedriveCommand.arbitrary(),
+    CancelCommand.arbitrary(),
   ];
 }

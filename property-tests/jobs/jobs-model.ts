@@ -179,6 +179,11 @@ export class JobsModel {
     };
   }
 
+  /** An operator's cancel of a pending or leased job: dead(`cancelled`), the token kept, the lease gone. */
+  cancelled(job: Job): Job {
+    return this.died(job, "cancelled");
+  }
+
   /** J7: the redrives at or after `now - windowMs + 1`, as the queue counts them. */
   recentRedrives(windowMs: number): number {
     return this.redriveTimes.filter((at) => at >= this.now - windowMs + 1).length;

@@ -12,8 +12,9 @@ import { runJobsModel } from "./run-jobs-model.ts";
  */
 const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   "redrive resets the token": /Got error: \[a tokens\]/,
-  // The fencing guard is shared by heartbeat: a stale heartbeat being accepted is caught too.
-  "finish ignores the token": /Got error: \[(b J4|heartbeat)\]/,
+  // The fencing guard is shared by heartbeat: a stale heartbeat being accepted is caught too, and
+  // a batch finish's answers may show it first.
+  "finish ignores the token": /Got error: \[(b J4|J4 finishMany|heartbeat)\]/,
   "lease boundary off by one": /Got error: \[(model|J3 claim|J3 claimMany)\]/,
   "claim keeps the token": /Got error: \[a tokens\]/,
   "heartbeat revives an expired lease": /Got error: \[heartbeat\]/,
@@ -21,6 +22,9 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   "deadline checked before the budget": /Got error: \[(model|J4 retry|decided finish|decided finishMany)\]/,
   "enqueue accepts a conflicting payload": /Got error: \[J2 conflict\]/,
   "redrive ignores the rate limit": /Got error: \[J6 VERQ_REDRIVE_RATE_LIMITED\]/,
+  // A batch finish, a heartbeat-free finish or the invariant over the log may see it first.
+  "a cancelled lease still finishes": /Got error: \[(b J4|decided finish|decided finishMany|cancel never ok)\]/,
+  "cancel ignores the note rule": /Got error: \[(cancel VERQ_INVALID_NOTE|decided cancel)\]/,
 };
 
 /**

@@ -1,5 +1,15 @@
 import { assign } from "xstate";
-import { createJobDecider, evolveJob, jobEvents, jobMachine, type JobDecider, type JobMachineContext } from "@verq/core";
+import {
+  createJobDecider,
+  decideJob,
+  evolveJob,
+  isValidRedriveNote,
+  jobEvents,
+  jobMachine,
+  type Job,
+  type JobDecider,
+  type JobMachineContext,
+} from "@verq/core";
 
 /**
  * Deliberately broken job machines. Each breaks one rule the property suite claims to guard;
@@ -103,4 +113,39 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
    * window: "[J6 VERQ_REDRIVE_RATE_LIMITED] expected VERQ_REDRIVE_RATE_LIMITED, but it returned {…}".
    */
   "redrive ignores the rate limit": createJobDecider(jobMachine.provide({ guards: { redriveLimitReached: () => false } })),
+  /**
+   * Cancellation broken: the holder of a lease a cancel took away may still finish it, as if the
+   * lease were held (the job still ends as the holder reports, `done` for `ok`).
+   * Caught as: enqueue → claimMany(w1) → cancel → finish(w1's claim, ok): "[b J4] finish(job-a,
+   * token 1, ok) was accepted; the job is dead with token 1".
+   */
+  "a cancelled lease still finishes": (state, ...commands) => {
+    const [command] = commands;
+    if (state.state === "dead" && state.reason === "cancelled" && state.token > 0 && command?.type === "job.finish") {
+      const stillLeased: Job = {
+        ...state,
+        state: "leased",
+        reason: null,
+        deadSince: null,
+        owner: "holder",
+        leaseUntil: command.now + 1,
+      };
+      const decision = decideJob(stillLeased, ...commands);
+      if (decision.accepted) return decision;
+    }
+    return decideJob(state, ...commands);
+  },
+  /**
+   * Cancellation broken: a cancel takes any note, so free text reaches the audit trail.
+   * Caught as: enqueue → cancel(job-a, "stop it"): "[cancel VERQ_INVALID_NOTE] expected
+   * VERQ_INVALID_NOTE, but it returned {"cancelled":true,…}".
+   */
+  "cancel ignores the note rule": createJobDecider(
+    jobMachine.provide({
+      guards: {
+        noteIsValid: ({ event }) =>
+          event.type === "job.cancel" || (event.type === "job.redrive" && isValidRedriveNote(event.note)),
+      },
+    }),
+  ),
 };

@@ -67,6 +67,10 @@ export const jobCommand: fc.Arbitrary<JobCommand> = fc.oneof(
       .map(jobCommands.redrive),
     weight: 3,
   },
+  {
+    arbitrary: fc.record({ note: fc.constantFrom("OPS-1", "", "free text"), now: time }).map(jobCommands.cancel),
+    weight: 1,
+  },
 );
 
 const GUIDS = ["G-1", "G-2", "-bad"] as const;

@@ -27,6 +27,7 @@ export { rootTransitions, type RootTransition } from "./machine-root.ts";
 export { machineSource } from "./machine-source.ts";
 export {
   jobCommands,
+  type CancelCommand,
   type ClaimCommand,
   type EnqueueCommand,
   type FinishCommand,
@@ -42,6 +43,7 @@ export {
   JOB_RETENTION_STREAM,
   JOB_STREAM,
   jobEvents,
+  type JobCancelled,
   type JobEnqueued,
   type JobEvent,
   type JobEventType,
@@ -63,6 +65,7 @@ export {
 } from "./job.input.ts";
 export { jobMachine, type JobMachine, type JobMachineContext, type JobRefusal } from "./job.machine.ts";
 export {
+  DEAD_REASONS,
   newJob,
   type ArchivedJob,
   type DeadReason,

@@ -95,8 +95,23 @@ export interface PruneCommand {
   readonly now: number;
 }
 
+/**
+ * Cancel a job that has not finished: accepted for a pending or leased job, with a `note` that
+ * is a ticket id (`invalid-note` otherwise, the redrive note rule); refused as `unknown-job` for
+ * a stream with no job and `not-cancellable` for a done or dead one. The job goes dead with
+ * reason `cancelled` and keeps its token, so the holder of a lease it had gets `false` from its
+ * next heartbeat and finish: the job is no longer leased.
+ */
+export interface CancelCommand {
+  readonly type: "job.cancel";
+  /** The operator's ticket id; see `REDRIVE_NOTE_PATTERN`. */
+  readonly note: string;
+  readonly now: number;
+}
+
 /** Everything a caller may ask of a job; each is decided by `jobMachine` through a `JobDecider`. */
-export type JobCommand = EnqueueCommand | ClaimCommand | FinishCommand | HeartbeatCommand | RedriveCommand | PruneCommand;
+export type JobCommand =
+  EnqueueCommand | ClaimCommand | FinishCommand | HeartbeatCommand | RedriveCommand | PruneCommand | CancelCommand;
 
 /** Typed creators: the only place command type strings are spelled. */
 export const jobCommands = {
@@ -106,4 +121,5 @@ export const jobCommands = {
   heartbeat: (c: Omit<HeartbeatCommand, "type">): HeartbeatCommand => ({ type: "job.heartbeat", ...c }),
   redrive: (c: Omit<RedriveCommand, "type">): RedriveCommand => ({ type: "job.redrive", ...c }),
   prune: (c: Omit<PruneCommand, "type">): PruneCommand => ({ type: "job.prune", ...c }),
+  cancel: (c: Omit<CancelCommand, "type">): CancelCommand => ({ type: "job.cancel", ...c }),
 } as const;

@@ -111,6 +111,17 @@ export interface JobPruned {
   };
 }
 
+/**
+ * An operator's cancel of a pending or leased job: → dead with reason `cancelled`, `deadSince`
+ * `at`. The token is not changed: `previousToken` is the token the job keeps (that of the lease
+ * taken away, if it was leased), so the holder's late heartbeat or finish is refused. `note` is
+ * a ticket id (see `REDRIVE_NOTE_PATTERN`).
+ */
+export interface JobCancelled {
+  readonly type: "job.cancelled";
+  readonly data: { readonly previousToken: number; readonly note: string; readonly at: number };
+}
+
 /** Every fact recorded about a job. Names are namespaced `job.*` strings. */
 export type JobEvent =
   | JobEnqueued
@@ -121,7 +132,8 @@ export type JobEvent =
   | JobRetryScheduled
   | JobDied
   | JobRedriven
-  | JobPruned;
+  | JobPruned
+  | JobCancelled;
 
 /** The `type` of a {@link JobEvent}; all but `job.pruned` (never stored) may appear in a job's stream. */
 export type JobEventType = JobEvent["type"];
@@ -159,6 +171,7 @@ export const jobEvents = {
   redriven: (data: JobRedriven["data"]): JobRedriven => ({ type: "job.redriven", data }),
   pruned: (data: JobPruned["data"]): JobPruned => ({ type: "job.pruned", data }),
   jobsPruned: (data: JobsPruned["data"]): JobsPruned => ({ type: "jobs.pruned", data }),
+  cancelled: (data: JobCancelled["data"]): JobCancelled => ({ type: "job.cancelled", data }),
 } as const;
 
 /** All job event type names a job's stream may hold (not `job.pruned`), for validation of stored rows. */
@@ -171,4 +184,5 @@ export const JOB_EVENT_TYPES: readonly JobEventType[] = [
   "job.retryScheduled",
   "job.died",
   "job.redriven",
+  "job.cancelled",
 ];

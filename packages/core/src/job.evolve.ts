@@ -67,6 +67,8 @@ export function evolveJob(job: JobStreamState, event: JobEvent): Job {
     case "job.pruned":
       // Never stored in the stream: the job and its events are deleted together.
       return base;
+    case "job.cancelled":
+      return { ...base, state: "dead", owner: null, leaseUntil: null, reason: "cancelled", deadSince: event.data.at };
   }
 }
 

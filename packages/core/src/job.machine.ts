@@ -20,7 +20,8 @@ import type { DeadReason, JobStreamState } from "./job.types.ts";
  *   `rate-limited` (the window's redrives reach the limit);
  * - enqueue of an id whose job was pruned (its archive row is in the blank state): `archived-id`;
  * - prune: `not-finished` (pending or leased: never pruned), `too-recent` (finished after the
- *   cutoff), `dead-kept` (dead, and no dead cutoff given), `unknown-job`.
+ *   cutoff), `dead-kept` (dead, and no dead cutoff given), `unknown-job`;
+ * - cancel: `unknown-job`, `not-cancellable` (done or dead), `invalid-note` (not a ticket id).
  */
 export type JobRefusal =
   | "already-enqueued"
@@ -39,7 +40,8 @@ export type JobRefusal =
   | "archived-id"
   | "not-finished"
   | "too-recent"
-  | "dead-kept";
+  | "dead-kept"
+  | "not-cancellable";
 
 /** The machine's context: the job (`new` before its first event), the events a transition emitted, and a refusal if any. */
 export interface JobMachineContext {
@@ -59,12 +61,13 @@ const redriveDeadline = (command: RedriveCommand): number => command.deadline ??
 /**
  * The job lifecycle (SPEC J1–J7): new → pending by enqueue, pending → leased → done | dead,
  * dead → pending by redrive; done (and dead, when asked) pruned once finished at or before the
- * retention's cutoff, never pending or leased; an archived id is never enqueued again.
+ * retention's cutoff, never pending or leased; an archived id is never enqueued again;
+ * pending | leased → dead (`cancelled`) by an operator's cancel.
  *
  * Guards carry every rule: one job per id with one payload (an enqueue of an existing job is
  * refused, as a no-op or a conflict), the lease boundary (`now == leaseUntil` is expired), the
  * fencing token, the attempt budget (checked before the deadline), the deadline
- * (`next >= deadline` dies), the redrive note and the redrive rate limit. Facts from outside
+ * (`next >= deadline` dies), the operator's note (redrive and cancel) and the redrive rate limit. Facts from outside
  * (the clock, the backoff jitter, the count of recent redrives) arrive in the command. Actions
  * only assign: each appends the event it stands for to
  * `context.emitted` and folds it into `context.job` with {@link evolveJob}, so the projection is
@@ -91,7 +94,8 @@ export const jobMachine = setup({
     outcomeIsPermanent: ({ event }) => event.type === "job.finish" && event.outcome === "permanent",
     nextRunAtOrPastDeadline: ({ context, event }) =>
       event.type === "job.finish" && event.now + event.retryDelayMs >= context.job.deadline,
-    noteIsValid: ({ event }) => event.type === "job.redrive" && isValidRedriveNote(event.note),
+    // One note rule for every operator's command: a ticket id.
+    noteIsValid: ({ event }) => (event.type === "job.redrive" || event.type === "job.cancel") && isValidRedriveNote(event.note),
     deadlineIsAfterNow: ({ event }) => event.type === "job.redrive" && redriveDeadline(event) > event.now,
     // SPEC J7: the redrives already in the window, counted by the caller in the same transaction.
     redriveLimitReached: ({ event }) => event.type === "job.redrive" && event.recentRedrives >= event.limit.max,
@@ -180,6 +184,10 @@ export const jobMachine = setup({
         }),
       );
     }),
+    cancel: assign(({ context, event }) => {
+      if (event.type !== "job.cancel") return {};
+      return record(context, jobEvents.cancelled({ previousToken: context.job.token, note: event.note, at: event.now }));
+    }),
   },
 }).createMachine({
   id: "job",
@@ -198,6 +206,7 @@ export const jobMachine = setup({
     "job.redrive": { actions: { type: "refuse", params: { refusal: "not-dead" } } },
     // Retention never takes a job that is not finished: pending and leased refuse it here.
     "job.prune": { actions: { type: "refuse", params: { refusal: "not-finished" } } },
+    "job.cancel": { actions: { type: "refuse", params: { refusal: "not-cancellable" } } },
   },
   states: {
     // No events yet: only an enqueue creates the job.
@@ -212,6 +221,7 @@ export const jobMachine = setup({
         "job.heartbeat": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
         "job.redrive": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
         "job.prune": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
+        "job.cancel": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
       },
     },
     pending: {
@@ -219,6 +229,11 @@ export const jobMachine = setup({
         "job.claim": [
           { guard: "isDue", target: "leased", actions: "claim" },
           { actions: { type: "refuse", params: { refusal: "not-due" } } },
+        ],
+        // A pending job never runs once cancelled: it leaves the claimable states for good.
+        "job.cancel": [
+          { guard: not("noteIsValid"), actions: { type: "refuse", params: { refusal: "invalid-note" } } },
+          { target: "dead", actions: "cancel" },
         ],
       },
     },
@@ -247,6 +262,11 @@ export const jobMachine = setup({
           { guard: not("tokenMatches"), actions: { type: "refuse", params: { refusal: "stale-token" } } },
           { guard: not("leaseHeld"), actions: { type: "refuse", params: { refusal: "lease-expired" } } },
           { actions: "extendLease" },
+        ],
+        // The lease is taken away, the token kept: the holder's heartbeat and finish are refused from now on.
+        "job.cancel": [
+          { guard: not("noteIsValid"), actions: { type: "refuse", params: { refusal: "invalid-note" } } },
+          { target: "dead", actions: "cancel" },
         ],
       },
     },

@@ -3,8 +3,14 @@ import type { JsonValue } from "./json.ts";
 /** The four states of a job (SPEC J1). */
 export type JobState = "pending" | "leased" | "done" | "dead";
 
-/** Why a job is dead: a permanent failure, the attempt budget spent, or the deadline reached. */
-export type DeadReason = "permanent" | "exhausted" | "deadline";
+/**
+ * Why a job is dead: a permanent failure, the attempt budget spent, the deadline reached, or an
+ * operator's cancel.
+ */
+export type DeadReason = "permanent" | "exhausted" | "deadline" | "cancelled";
+
+/** Every {@link DeadReason}, in a stable order (reports, metrics, CLI choices). */
+export const DEAD_REASONS: readonly DeadReason[] = ["permanent", "exhausted", "deadline", "cancelled"];
 
 /** What a worker reports for an attempt (SPEC J4). */
 export type FinishOutcome = "ok" | "retry" | "permanent";

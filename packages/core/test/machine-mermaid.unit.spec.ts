@@ -28,6 +28,7 @@ describe("machineMermaid", () => {
     expect(arrows(job)).toEqual([
       ["new", "pending", "job.enqueue [else]"],
       ["pending", "leased", "job.claim [isDue]"],
+      ["pending", "dead", "job.cancel [else]"],
       ["leased", "dead", "job.claim [attemptsExhausted]"],
       ["leased", "leased", "job.claim [else]"],
       ["leased", "done", "job.finish [outcomeIsOk]"],
@@ -36,6 +37,7 @@ describe("machineMermaid", () => {
       ["leased", "dead", "job.finish [nextRunAtOrPastDeadline]"],
       ["leased", "pending", "job.finish [else]"],
       ["leased", "leased", "job.heartbeat [else]"],
+      ["leased", "dead", "job.cancel [else]"],
       ["done", "done", "job.prune [else]"],
       ["dead", "dead", "job.prune [else]"],
       ["dead", "pending", "job.redrive [else]"],

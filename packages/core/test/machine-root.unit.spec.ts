@@ -5,7 +5,15 @@ import { VERQ_MACHINES, machineGraph, rootTransitions } from "../src/index.ts";
 describe("rootTransitions", () => {
   it("groups the job machine's fallbacks back by event, in the root's order, with the states they apply in", () => {
     const root = rootTransitions(machineGraph(VERQ_MACHINES.job));
-    expect([...root.keys()]).toEqual(["job.enqueue", "job.claim", "job.finish", "job.heartbeat", "job.redrive", "job.prune"]);
+    expect([...root.keys()]).toEqual([
+      "job.enqueue",
+      "job.claim",
+      "job.finish",
+      "job.heartbeat",
+      "job.redrive",
+      "job.prune",
+      "job.cancel",
+    ]);
     expect(root.get("job.enqueue")?.map((t) => [t.edge.guard, t.edge.actions, t.states])).toEqual([
       ["samePayload", ["refuse:already-enqueued"], ["pending", "leased", "done", "dead"]],
       [null, ["refuse:payload-conflict"], ["pending", "leased", "done", "dead"]],
@@ -15,6 +23,7 @@ describe("rootTransitions", () => {
     expect(root.get("job.prune")?.map((t) => [t.edge.actions, t.states])).toEqual([
       [["refuse:not-finished"], ["pending", "leased"]],
     ]);
+    expect(root.get("job.cancel")?.map((t) => t.states)).toEqual([["done", "dead"]]);
   });
 
   it("leaves out a root event that every state handles itself, and is empty without root transitions", () => {

@@ -43,6 +43,7 @@ describe("machineSource", () => {
       "job.heartbeat",
       "job.redrive",
       "job.prune",
+      "job.cancel",
     ]);
     expect(source).toContain('{ guard: "!tokenMatches", actions: [{ type: "refuse", params: { refusal: "stale-token" } }] },');
     expect(source).toContain(

@@ -13,6 +13,7 @@ export {
   type LeaseExpiry,
   type JobQueueOptions,
   type RedriveLimit,
+  type CancelResult,
   type RedriveRecord,
   type RunOnceResult,
   type Sender,

@@ -179,6 +179,22 @@ export interface RedriveRecord {
 }
 
 /**
+ * What a {@link JobQueue.cancel} did: the job cancelled (dead with reason `cancelled`; `state`
+ * is the state it was cancelled in, `previousToken` the token it keeps), or refused by the
+ * machine because it had already ended (`not-cancellable`: done or dead; `state` says which).
+ */
+export type CancelResult =
+  | {
+      readonly cancelled: true;
+      readonly jobId: string;
+      readonly state: "pending" | "leased";
+      readonly previousToken: number;
+      readonly note: string;
+      readonly at: number;
+    }
+  | { readonly cancelled: false; readonly jobId: string; readonly refusal: "not-cancellable"; readonly state: "done" | "dead" };
+
+/**
  * The refusals that are errors, each with its coded error (built from the job and the command
  * refused); every other refusal is an answer: `false`, a no-op, nothing claimed.
  */
@@ -192,10 +208,10 @@ const REFUSAL_ERRORS: Partial<Record<JobRefusal, (job: JobStreamState, command: 
     return new VerqError("VERQ_JOB_ARCHIVED", `job ${job.id} was pruned${was}; its id is archived, use a new id for new work`);
   },
   "not-dead": (job) => new VerqError("VERQ_NOT_DEAD", `only a dead job can be redriven; this one is ${job.state}`),
-  "invalid-note": () =>
+  "invalid-note": (_, command) =>
     new VerqError(
       "VERQ_INVALID_NOTE",
-      "the redrive note must be a ticket id: 1-64 ASCII letters, digits or . _ - : # /, starting with a letter or digit",
+      `the ${command?.type === "job.cancel" ? "cancel" : "redrive"} note must be a ticket id: 1-64 ASCII letters, digits or . _ - : # /, starting with a letter or digit`,
     ),
   "invalid-deadline": () => new VerqError("VERQ_INVALID_DEADLINE", "the new deadline must be later than now"),
   "rate-limited": (_, command) => {
@@ -508,15 +524,55 @@ export class JobQueue {
   }
 
   /**
+   * Cancels a pending or leased job: it goes dead with reason `cancelled`, with `note` (a ticket
+   * id, see `REDRIVE_NOTE_PATTERN`) and the time in its `job.cancelled` event. A pending job is
+   * never claimed again; a leased job's holder gets `false` from its next `heartbeat` and from
+   * its `finish`, since the job is no longer leased (the token is kept, so a refused finish counts
+   * in `staleFinishesRefused` like any other). A job that already ended (done or dead) is
+   * refused as `not-cancellable`, changing nothing. Throws `VERQ_UNKNOWN_JOB` for an id never
+   * enqueued and `VERQ_INVALID_NOTE` for a note that is not a ticket id, changing nothing.
+   * A cancelled job can be redriven by id like any dead job; a bulk redrive passes it over
+   * unless asked for reason `cancelled`.
+   */
+  async cancel(id: string, options: { note: string }): Promise<CancelResult> {
+    checkIdentifier(id, "a job id");
+    return this.#store.transaction(async (trx) => {
+      const command = jobCommands.cancel({ note: options?.note, now: this.#clock.now() });
+      const [decided] = await this.#handle(trx, [{ id, commands: [command] }]);
+      if (decided === undefined) throw new Error("no decision for one cancel");
+      const { before, decision } = decided;
+      if (!answer(decided, command)) {
+        if (before.state !== "done" && before.state !== "dead") {
+          throw new VerqError("VERQ_UNEXPECTED", `the cancel of ${id} was refused in state ${before.state}`);
+        }
+        return { cancelled: false, jobId: id, refusal: "not-cancellable", state: before.state };
+      }
+      const event = decision.accepted ? decision.events.find((e) => e.type === "job.cancelled") : undefined;
+      if (event?.type !== "job.cancelled" || (before.state !== "pending" && before.state !== "leased")) {
+        throw new VerqError("VERQ_UNEXPECTED", `the cancel of ${id} wrote no job.cancelled`);
+      }
+      const { previousToken, note, at } = event.data;
+      return { cancelled: true, jobId: id, state: before.state, previousToken, note, at };
+    });
+  }
+
+  /**
    * Redrives dead jobs (optionally of one reason), oldest first, as far as the rate limit
    * allows, each with the same note. What the limit holds back is reported as `deferred`, never
-   * dropped: call again after the window.
+   * dropped: call again after the window. Cancelled jobs are taken only when `reason` is
+   * `cancelled`: an operator's cancel is not undone by a sweep.
    */
   async redriveDead(options: { note: string; reason?: DeadReason; max?: number; deadline?: number }): Promise<{
     redriven: RedriveRecord[];
     deferred: number;
   }> {
-    const dead = await selectJobsByState(this.#store.db, "dead", options.max ?? 10_000, options.reason);
+    const dead = await selectJobsByState(
+      this.#store.db,
+      "dead",
+      options.max ?? 10_000,
+      options.reason,
+      options.reason === undefined ? ["cancelled"] : [],
+    );
     const redriven: RedriveRecord[] = [];
     for (const job of dead) {
       try {

@@ -33,13 +33,15 @@ describe("J9 restart: closing and reopening the same file loses nothing", () => 
       expect(before.stats.dead.byReason.permanent.count).toBeGreaterThan(0);
       expect(before.stats.dead.byReason.exhausted.count).toBe(2);
       expect(before.stats.dead.byReason.deadline.count).toBe(1);
+      expect(before.stats.dead.byReason.cancelled.count).toBe(2);
       expect(before.stats.lastRedrive).toMatchObject({
         jobId: "redriven-pending",
         note: "INC#42",
         previousToken: 1,
         resultState: "pending",
       });
-      expect(before.stats.staleFinishesRefused).toBe(2);
+      // Two stale tokens, and the finish of the lease a cancel took away.
+      expect(before.stats.staleFinishesRefused).toBe(3);
       expect(before.stats.leaseExpiries).toBe(2);
       expect(before.tables.redrives).toHaveLength(2);
 

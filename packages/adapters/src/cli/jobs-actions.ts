@@ -1,8 +1,10 @@
 import {
+  DEAD_REASONS,
   MAX_ATTEMPTS_LIMIT,
   VerqError,
   checkIdentifier,
   checkToken,
+  isValidRedriveNote,
   type DeadReason,
   type FinishOutcome,
   type Job,
@@ -115,8 +117,7 @@ export interface DeadOptions extends DbOptions {
 /** `verq jobs dead`: dead jobs, oldest first, identifiers only. */
 export const dead = (context: CliContext, o: DeadOptions): Promise<void> =>
   runCommand(context, o, () => {
-    const reason =
-      o.reason === undefined ? undefined : parseChoice<DeadReason>(o.reason, "--reason", ["permanent", "exhausted", "deadline"]);
+    const reason = o.reason === undefined ? undefined : parseChoice<DeadReason>(o.reason, "--reason", DEAD_REASONS);
     const limit = parseWholeNumber(o.limit, "--limit", { min: 1 });
     return withQueue(o.db, async (queue) => {
       const jobs = await queue.list("dead", { limit, ...(reason === undefined ? {} : { reason }) });
@@ -186,6 +187,36 @@ export const prune = (context: CliContext, o: PruneOptions): Promise<void> =>
           `kept (old enough but not prunable): pending=${r.kept.pending} leased=${r.kept.leased} done=${r.kept.done} dead=${r.kept.dead}`,
         ].join("\n"),
       );
+    });
+  });
+
+/** The options of `verq jobs cancel`. */
+export interface CancelOptions extends DbOptions {
+  readonly note: string;
+}
+
+/**
+ * `verq jobs cancel`: a pending or leased job dead with reason `cancelled`, with a ticket id as
+ * the note. Exit 0 cancelled, 3 refused by the machine (the job already ended: done or dead),
+ * 4 unknown id, 2 a bad id or note (checked before the database is opened).
+ */
+export const cancel = (context: CliContext, id: string, o: CancelOptions): Promise<void> =>
+  runCommand(context, o, () => {
+    checkIdentifier(id, "the job id");
+    if (!isValidRedriveNote(o.note)) {
+      throw new VerqError(
+        "VERQ_INVALID_NOTE",
+        "--note must be a ticket id: 1-64 ASCII letters, digits or . _ - : # /, starting with a letter or digit",
+      );
+    }
+    return withQueue(o.db, async (queue) => {
+      const result = await queue.cancel(id, { note: o.note });
+      emit(context.io, o.json === true, result, () =>
+        result.cancelled
+          ? `cancelled ${result.jobId} (was ${result.state}) note=${result.note} token=${result.previousToken}`
+          : `refused: ${result.jobId} is ${result.state} (${result.refusal}); only a pending or leased job can be cancelled`,
+      );
+      return result.cancelled ? EXIT.ok : EXIT.refused;
     });
   });
 

@@ -3,6 +3,7 @@ import { access, constants } from "node:fs/promises";
 import { hostname } from "node:os";
 import { createInterface } from "node:readline";
 import {
+  DEAD_REASONS,
   MAX_ATTEMPTS_LIMIT,
   MessageError,
   VerqError,
@@ -245,8 +246,7 @@ export const redriveAll = (context: CliContext, o: RedriveAllOptions): Promise<v
     }
     if (o.rate === undefined) throw invalid("--all needs --rate N/s (e.g. --rate 50/s): a bulk redrive is always paced");
     const rate = parseRate(o.rate);
-    const reason =
-      o.reason === undefined ? undefined : parseChoice<DeadReason>(o.reason, "--reason", ["permanent", "exhausted", "deadline"]);
+    const reason = o.reason === undefined ? undefined : parseChoice<DeadReason>(o.reason, "--reason", DEAD_REASONS);
     const olderThanMs = o.olderThan === undefined ? undefined : parseDuration(o.olderThan, "--older-than");
     const leaseMs = parseDuration(o.lease, "--lease", { min: 1_000, max: 86_400_000 });
     const owner = checkIdentifier(o.owner, "--owner", "VERQ_INVALID_ARGUMENT");

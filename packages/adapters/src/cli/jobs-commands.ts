@@ -1,5 +1,5 @@
 import { Option, type Command } from "commander";
-import type { DeadOptions, EnqueueOptions, FinishOptions, PruneOptions, RedriveOptions } from "./jobs-actions.ts";
+import type { CancelOptions, DeadOptions, EnqueueOptions, FinishOptions, PruneOptions, RedriveOptions } from "./jobs-actions.ts";
 import type { EnqueueFromOptions, RedriveAllOptions } from "./jobs-bulk.ts";
 import type { WorkOptions } from "./jobs-work.ts";
 import { dbOption, jsonOption, logLevelOption, type DbOptions } from "./options.ts";
@@ -10,7 +10,7 @@ const actions = () => import("./jobs-actions.ts");
 const bulk = () => import("./jobs-bulk.ts");
 const worker = () => import("./jobs-work.ts");
 
-/** `verq jobs …`: enqueue, work, finish, stats, dead, redrive, prune, show. */
+/** `verq jobs …`: enqueue, work, finish, stats, dead, redrive, cancel, prune, show. */
 export function registerJobsCommands(program: Command, context: CliContext): void {
   const jobs = program.command("jobs").description("durable jobs with leases, fencing tokens and dead letters");
 
@@ -79,7 +79,7 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
     .command("dead")
     .description("dead jobs, oldest first (identifiers only, no payloads)")
     .addOption(dbOption())
-    .option("--reason <reason>", "permanent, exhausted or deadline")
+    .option("--reason <reason>", "permanent, exhausted, deadline or cancelled")
     .option("--limit <n>", "at most this many", "100")
     .addOption(jsonOption())
     .action(async (o: DeadOptions) => (await actions()).dead(context, o));
@@ -95,7 +95,10 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
     .option("--deadline <duration>", "new deadline as a duration from now (default: the job's original window)")
     .option("--all", "every dead job matching --reason and --older-than, oldest first, one audited redrive each")
     .option("--rate <n/s>", "with --all: at most N redrives per second (N/s) or minute (N/m)")
-    .option("--reason <reason>", "with --all: only jobs dead for this reason (permanent, exhausted or deadline)")
+    .option(
+      "--reason <reason>",
+      "with --all: only jobs dead for this reason (permanent, exhausted, deadline or cancelled; cancelled jobs are taken only when asked)",
+    )
     .option("--older-than <duration>", "with --all: only jobs dead for at least this long")
     .option("--dry-run", "with --all: list what would be redriven and change nothing")
     .option("--owner <name>", "with --all: the name the bulk-redrive lock records (default host:pid)")
@@ -127,6 +130,17 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
     .option("--dry-run", "count what would be pruned and change nothing")
     .addOption(jsonOption())
     .action(async (o: PruneOptions) => (await actions()).prune(context, o));
+
+  jobs
+    .command("cancel")
+    .description(
+      "cancel a pending or leased job: it goes dead(cancelled) and its lease holder's heartbeat and finish are refused (exit 3 when it already ended, 4 when unknown)",
+    )
+    .argument("<id>", "job id")
+    .addOption(dbOption())
+    .requiredOption("--note <ticket>", "ticket id, e.g. OPS-1234 (ASCII letters, digits, . _ - : # /)")
+    .addOption(jsonOption())
+    .action(async (id: string, o: CancelOptions) => (await actions()).cancel(context, id, o));
 
   jobs
     .command("show")

@@ -50,9 +50,17 @@ export interface BulkRedriveReport extends BulkRedriveCounts {
 
 const PAGE = 200;
 
-/** The dead jobs a bulk redrive started at `now` takes: the filters, and never one that died after the start. */
+/**
+ * The dead jobs a bulk redrive started at `now` takes: the filters, never one that died after the
+ * start, and no cancelled job unless the reason asked for is `cancelled` (an operator's cancel is
+ * not undone by a sweep).
+ */
 export function bulkFilter(options: Pick<BulkRedriveOptions, "reason" | "olderThanMs">, now: number): DeadFilter {
-  return { reason: options.reason, deadAtOrBefore: now - (options.olderThanMs ?? 0) };
+  return {
+    reason: options.reason,
+    exceptReasons: options.reason === undefined ? ["cancelled"] : undefined,
+    deadAtOrBefore: now - (options.olderThanMs ?? 0),
+  };
 }
 
 /** Every dead job of `filter`, page by page, oldest death first. */

@@ -224,6 +224,24 @@ for (const engine of ENGINES) {
         expect((await finalState(s))["old-0000"]).toBe("dead token=1 attempts=1 redrives=0");
       });
 
+      it("cancelled jobs are passed over by --all and by its --dry-run; --reason cancelled takes them", async () => {
+        const s = await open();
+        const queue = new JobQueue(s);
+        await makeDeadJobs(s, 2);
+        for (const id of ["cancelled-a", "cancelled-b"]) {
+          await queue.enqueue({ id, payload: {} });
+          expect(await queue.cancel(id, { note: "OPS-5" })).toMatchObject({ cancelled: true });
+        }
+        const all = ["jobs", "redrive", "--all", "--db", database.db, "--note", "OPS-9", "--rate", "100/s", "--json"];
+        const dry = await verq(...all, "--dry-run");
+        expect((json(dry.out).jobs as { id: string }[]).map((j) => j.id)).toEqual(["dead-0000", "dead-0001"]);
+        expect(json((await verq(...all)).out)).toMatchObject({ total: 2, redriven: 2, stopped: "done" });
+        expect(await queue.get("cancelled-a")).toMatchObject({ state: "dead", reason: "cancelled" });
+        const cancelled = await verq(...all, "--reason", "cancelled");
+        expect(json(cancelled.out)).toMatchObject({ total: 2, redriven: 2 });
+        expect(await queue.get("cancelled-b")).toMatchObject({ state: "pending", reason: null });
+      });
+
       it("O1: while another run holds the lock, a second exits 3 with VERQ_BULK_RUNNING naming the holder and since when; nothing is redriven", async () => {
         const s = await open();
         await makeDeadJobs(s, 2);

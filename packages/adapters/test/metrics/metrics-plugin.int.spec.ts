@@ -16,7 +16,7 @@ import { parseExposition, type Exposition } from "./support/prometheus-text.ts";
  * database of each engine: a real HTTP scrape, parsed, and every figure compared with what
  * `JobQueue.stats()`, `GuidLedger.stats()` and the queue's folders say at that moment.
  */
-const LABEL_VALUES = new Set(["pending", "leased", "done", "dead", "permanent", "exhausted", "deadline"]);
+const LABEL_VALUES = new Set(["pending", "leased", "done", "dead", "permanent", "exhausted", "deadline", "cancelled"]);
 for (const s of ["RECEIVED", "SENT", "DONE", "UNKNOWN", "FAILED", "inbox", "processing", "error"]) LABEL_VALUES.add(s);
 
 for (const engine of ENGINES) {
@@ -76,8 +76,8 @@ for (const engine of ENGINES) {
       expect([...scraped.types.keys()].sort()).toEqual([...VERQ_METRIC_NAMES].sort());
 
       // The fixture really has something in every series, so a zero could not pass for a figure.
-      expect(now.jobs.byState).toEqual({ pending: 2, leased: 1, done: 3, dead: 3 });
-      expect(Object.values(now.jobs.dead.byReason).map((r) => r.count)).toEqual([1, 1, 1]);
+      expect(now.jobs.byState).toEqual({ pending: 2, leased: 1, done: 3, dead: 4 });
+      expect(Object.values(now.jobs.dead.byReason).map((r) => r.count)).toEqual([1, 1, 1, 1]);
       expect([now.jobs.leaseExpiries, now.jobs.staleFinishesRefused, now.jobs.redrives]).toEqual([1, 1, 2]);
       expect(now.ledger.byState).toEqual({ RECEIVED: 1, SENT: 1, DONE: 1, UNKNOWN: 1, FAILED: 1 });
       expect(now.lag).toEqual({ inbox: 2, processing: 1, error: 3 });
@@ -118,7 +118,7 @@ for (const engine of ENGINES) {
       const scraped = await scrape(await serve(registry), registry);
       const expected = (await figuresNow(null, clock, false)).samples;
       expect(scraped.samples).toEqual(expected);
-      expect(scraped.samples.size).toBe(4 + 3 + 1 + 3 + 5 + 2);
+      expect(scraped.samples.size).toBe(4 + 4 + 1 + 3 + 5 + 2);
       expect([...scraped.samples.values()].every((value) => value === 0)).toBe(true);
       expect(scraped.types).toEqual(expectedTypes(false));
     });

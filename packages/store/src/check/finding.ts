@@ -9,11 +9,11 @@ export const FINDING_CODES = [
   "POSITION_BACKWARDS",
   /** An event the stream's fold refuses: an unknown type, or a type that cannot come at that place. */
   "EVENT_INVALID",
-  /** A claim whose token is not above the job's token, or a redrive that changed the token. */
+  /** A claim whose token is not above the job's token, or a redrive or cancel that changed the token. */
   "TOKEN_RESET",
   /** A claim whose token is more than one above the job's token. */
   "TOKEN_SKIP",
-  /** A second accepted outcome (completed, retry scheduled, died) for one (job, token). */
+  /** A second accepted outcome (completed, retry scheduled, died) for one (job, token), or one after a cancel took that token's lease away. */
   "DOUBLE_FINISH",
   /** An accepted outcome for a token that is not the job's current one. */
   "STALE_FINISH",

@@ -57,8 +57,9 @@ const JOB_FIELDS = [
 
 /**
  * Job streams: the fold with `evolveJob` (what the store projects `jobs` with), the fencing
- * rules of the log (each claim's token exactly one above the job's, a redrive keeping it, one
- * accepted outcome per token and only for the current one), the `jobs` row and the `redrives`
+ * rules of the log (each claim's token exactly one above the job's, a redrive or a cancel keeping
+ * it, one accepted outcome per token and only for the current one, none after a cancel took the
+ * token's lease away), the `jobs` row and the `redrives`
  * audit rows of each job.
  */
 export const jobCheck: StreamTypeCheck<JobStreamAudit> = {
@@ -95,6 +96,15 @@ export const jobCheck: StreamTypeCheck<JobStreamAudit> = {
           note: event.data.note,
           at: event.data.at,
         });
+      } else if (event.type === "job.cancelled") {
+        if (event.data.previousToken !== before.token)
+          report(
+            "TOKEN_RESET",
+            name,
+            `v${stored.version} job.cancelled previousToken ${event.data.previousToken}, the job's token is ${before.token}`,
+          );
+        // A cancel ends the attempt of a lease it takes away: no outcome may follow for that token.
+        if (before.state === "leased" && !s.finished.has(before.token)) s.finished.set(before.token, stored.version);
       } else if (OUTCOMES.has(event.type)) {
         const token = (event.data as { token: number }).token;
         const earlier = s.finished.get(token);

@@ -2,7 +2,7 @@ import { isVerqError } from "@verq/core";
 import { sql, type Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 import { markPostgresPositions, postgresPositionsSettled, trackPostgresPositions } from "./postgres-positions.ts";
-import type { BatchColumnType, StoreDialect } from "./store-dialect.ts";
+import type { BatchColumnType, ColumnCheckChange, StoreDialect } from "./store-dialect.ts";
 
 /** The SQLSTATE of a PostgreSQL error, if `error` is one. */
 export function postgresCode(error: unknown): string | undefined {
@@ -75,6 +75,10 @@ export const postgresStoreDialect: StoreDialect = {
   trackPositions: trackPostgresPositions,
   markPositions: markPostgresPositions,
   positionsSettled: postgresPositionsSettled,
+  async replaceColumnCheck(db: Kysely<VerqDatabase>, { table, column, to }: ColumnCheckChange): Promise<void> {
+    const name = sql.id(`${table}_${column}_check`);
+    await sql`alter table ${sql.table(table)} drop constraint ${name}, add constraint ${name} check (${sql.raw(to)})`.execute(db);
+  },
   // `($1::text, $2::bigint), ($3::text, $4::bigint)`: typed, since an untyped VALUES column is text.
   batchValues(rows: number, types: readonly BatchColumnType[]): string {
     const key = `${rows}x${types.join(",")}`;

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
-import type { BatchColumnType, StoreDialect } from "./store-dialect.ts";
+import type { BatchColumnType, ColumnCheckChange, StoreDialect } from "./store-dialect.ts";
 
 function sqliteCode(error: unknown): string | undefined {
   if (typeof error !== "object" || error === null) return undefined;
@@ -64,6 +64,26 @@ export const sqliteStoreDialect: StoreDialect = {
   trackPositions: () => Promise.resolve(),
   markPositions: () => Promise.resolve({ position: Number.MAX_SAFE_INTEGER, fence: null }),
   positionsSettled: () => Promise.resolve(true),
+  async replaceColumnCheck(db: Kysely<VerqDatabase>, { table, column, from, to }: ColumnCheckChange): Promise<void> {
+    // SQLite's own procedure for a constraint change (create the new table, copy, drop, rename,
+    // make the indexes and triggers again), from the table's schema text as it is now, so that
+    // columns other migrations added stay.
+    const { rows } = await sql<{ type: string; name: string; sql: string | null }>`
+      select type, name, sql from sqlite_master where tbl_name = ${table} order by type = 'table' desc`.execute(db);
+    const [created, ...dependents] = rows;
+    const check = `check (${from})`;
+    const text = created?.type === "table" ? created.sql : null;
+    if (text === null || text === undefined || text.split(check).length !== 2) {
+      throw new Error(`table ${table} has no column check ${check} on ${column} to replace`);
+    }
+    const rebuilt = `${table}_rebuilt`;
+    const definition = text.slice(text.indexOf("("));
+    await sql`create table ${sql.id(rebuilt)} ${sql.raw(definition.replace(check, `check (${to})`))}`.execute(db);
+    await sql`insert into ${sql.id(rebuilt)} select * from ${sql.table(table)}`.execute(db);
+    await sql`drop table ${sql.table(table)}`.execute(db);
+    await sql`alter table ${sql.id(rebuilt)} rename to ${sql.id(table)}`.execute(db);
+    for (const dependent of dependents) if (dependent.sql !== null) await sql.raw(dependent.sql).execute(db);
+  },
   // `(?, ?), (?, ?)`, cached: each batch size has one statement text, which the store's statement cache prepares once.
   batchValues(rows: number, types: readonly BatchColumnType[]): string {
     const key = `${rows}x${types.length}`;

@@ -152,6 +152,23 @@ export interface StoreDialect {
    * already holds the single write lock; PostgreSQL takes a transaction advisory lock.
    */
   exclusive(trx: Kysely<VerqDatabase>, topic: string): Promise<void>;
+  /**
+   * Replaces the CHECK constraint of one column, declared inline as `check (from)`, by
+   * `check (to)`, keeping every row, column, index and trigger of the table (a migration widening
+   * a set of allowed values). PostgreSQL drops and adds the constraint by its name
+   * (`<table>_<column>_check`); SQLite, which cannot alter a constraint, rebuilds the table from
+   * its own schema text with only that condition replaced, in the migration's transaction.
+   */
+  replaceColumnCheck(db: Kysely<VerqDatabase>, change: ColumnCheckChange): Promise<void>;
   /** Maintenance before the database's files are measured or copied: SQLite moves its WAL into the file; PostgreSQL has nothing to do. */
   checkpoint(db: Kysely<VerqDatabase>): Promise<void>;
+}
+
+/** One inline column CHECK to replace (see {@link StoreDialect.replaceColumnCheck}). */
+export interface ColumnCheckChange {
+  readonly table: string;
+  readonly column: string;
+  /** The condition as migration 001 wrote it, e.g. `reason in ('permanent', 'exhausted', 'deadline')`. */
+  readonly from: string;
+  readonly to: string;
 }

@@ -78,6 +78,15 @@ export async function buildEveryState(queue: JobQueue, clock: ManualClock): Prom
   await queue.finish("redriven-done", await claimExpecting(queue, "redriven-done", "worker-b", 30_000), "ok");
   if (await queue.finish("redriven-done", 1, "ok")) throw new Error("a pre-redrive token was accepted");
 
+  await enqueue("cancelled-pending");
+  await queue.cancel("cancelled-pending", { note: "OPS-77" });
+
+  await enqueue("cancelled-leased");
+  const cancelledToken = await claimExpecting(queue, "cancelled-leased", "worker-a", 30_000);
+  await queue.cancel("cancelled-leased", { note: "OPS-78" });
+  if (await queue.heartbeat("cancelled-leased", cancelledToken, 30_000)) throw new Error("a cancelled lease was extended");
+  if (await queue.finish("cancelled-leased", cancelledToken, "ok")) throw new Error("a cancelled job finished ok");
+
   await enqueue("pending-retry", { maxAttempts: 3 });
   await queue.finish("pending-retry", await claimExpecting(queue, "pending-retry", "worker-a", 30_000), "retry");
 

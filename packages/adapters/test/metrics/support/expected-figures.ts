@@ -10,7 +10,7 @@ export function expectedSamples(jobs: JobStats, ledger: LedgerStats, files: Queu
   const expected = new Map<string, number>();
   const put = (name: string, value: number, labels?: Record<string, string>) => expected.set(sampleKey(name, labels), value);
   for (const state of ["pending", "leased", "done", "dead"] as const) put("verq_jobs", jobs.byState[state], { state });
-  for (const reason of ["permanent", "exhausted", "deadline"] as const)
+  for (const reason of ["permanent", "exhausted", "deadline", "cancelled"] as const)
     put("verq_jobs_dead", jobs.dead.byReason[reason].count, { reason });
   put("verq_jobs_oldest_dead_age_seconds", jobs.dead.oldest === null ? 0 : (now - jobs.dead.oldest.deadSince) / 1_000);
   put("verq_job_lease_expiries_total", jobs.leaseExpiries);

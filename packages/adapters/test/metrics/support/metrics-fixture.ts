@@ -76,6 +76,9 @@ export async function fillMetricsFixture(store: VerqStore, dir: string): Promise
   await run("job-leased-7", []);
   await claim("job-leased-7", "worker-1", 3_600_000);
   for (const id of ["job-pending-8", "job-pending-9"]) await run(id, []);
+  // Cancelled by an operator: dead with the reason `cancelled`.
+  await run("job-cancelled-10", []);
+  await queue.cancel("job-cancelled-10", { note: "OPS-3" });
 
   // The GUID ledger, one entry per state.
   const ledger = new GuidLedger(store, { clock });

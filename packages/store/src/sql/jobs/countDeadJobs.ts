@@ -9,6 +9,9 @@ export async function countDeadJobs(db: Kysely<VerqDatabase>, filter: DeadFilter
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .where("state", "=", "dead");
   if (filter.reason !== undefined) query = query.where("reason", "=", filter.reason);
+  if (filter.exceptReasons !== undefined && filter.exceptReasons.length > 0) {
+    query = query.where("reason", "not in", filter.exceptReasons);
+  }
   if (filter.deadAtOrBefore !== undefined) query = query.where("dead_since", "<=", filter.deadAtOrBefore);
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.n);

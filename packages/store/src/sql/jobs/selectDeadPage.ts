@@ -9,9 +9,14 @@ export interface DeadCursor {
   readonly id: string;
 }
 
-/** Which dead jobs a page reads: optionally of one reason, dead at or before a time, after a cursor. */
+/**
+ * Which dead jobs a page reads: optionally of one reason, or of any reason but some, dead at or
+ * before a time, after a cursor.
+ */
 export interface DeadFilter {
   readonly reason?: DeadReason | undefined;
+  /** Leaves out jobs dead for these reasons (a bulk redrive passes over `cancelled` ones unless asked for that reason). */
+  readonly exceptReasons?: readonly DeadReason[] | undefined;
   /** Only jobs dead since this time or earlier (ms since the epoch). */
   readonly deadAtOrBefore?: number | undefined;
 }
@@ -29,6 +34,9 @@ export async function selectDeadPage(
 ): Promise<Job[]> {
   let query = db.selectFrom("jobs").selectAll().where("state", "=", "dead");
   if (filter.reason !== undefined) query = query.where("reason", "=", filter.reason);
+  if (filter.exceptReasons !== undefined && filter.exceptReasons.length > 0) {
+    query = query.where("reason", "not in", filter.exceptReasons);
+  }
   if (filter.deadAtOrBefore !== undefined) query = query.where("dead_since", "<=", filter.deadAtOrBefore);
   if (after !== null) {
     query = query.where((eb) =>

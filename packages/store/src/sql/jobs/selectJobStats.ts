@@ -1,4 +1,4 @@
-import type { DeadReason, JobState } from "@verq/core";
+import { DEAD_REASONS, type DeadReason, type JobState } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../../schema.ts";
 import { readCounter } from "../counters.ts";
@@ -37,7 +37,7 @@ export interface JobStats {
 }
 
 const STATES: readonly JobState[] = ["pending", "leased", "done", "dead"];
-const REASONS: readonly DeadReason[] = ["permanent", "exhausted", "deadline"];
+const REASONS: readonly DeadReason[] = DEAD_REASONS;
 
 /** Reads the figures of {@link JobStats} in a few aggregate queries. */
 export async function selectJobStats(db: Kysely<VerqDatabase>): Promise<JobStats> {
