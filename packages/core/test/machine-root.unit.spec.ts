@@ -11,8 +11,8 @@ describe("rootTransitions", () => {
       "job.finish",
       "job.heartbeat",
       "job.redrive",
-      "job.prune",
       "job.cancel",
+      "job.prune",
     ]);
     expect(root.get("job.enqueue")?.map((t) => [t.edge.guard, t.edge.actions, t.states])).toEqual([
       ["samePayload", ["refuse:already-enqueued"], ["pending", "leased", "done", "dead"]],

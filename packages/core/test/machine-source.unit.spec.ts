@@ -42,8 +42,8 @@ describe("machineSource", () => {
       "job.finish",
       "job.heartbeat",
       "job.redrive",
-      "job.prune",
       "job.cancel",
+      "job.prune",
     ]);
     expect(source).toContain('{ guard: "!tokenMatches", actions: [{ type: "refuse", params: { refusal: "stale-token" } }] },');
     expect(source).toContain(
