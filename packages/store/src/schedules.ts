@@ -8,13 +8,14 @@ import {
   isVerqError,
   newSchedule,
   scheduleCommands,
-  scheduleJobId,
   systemClock,
   type Clock,
   type DueSlot,
   type JsonValue,
   type Schedule,
   type ScheduleCommand,
+  type ScheduleDecider,
+  type ScheduleEvent,
   type ScheduleDecision,
   type ScheduleRefusal,
 } from "@verq/core";
@@ -22,6 +23,7 @@ import type { Kysely } from "kysely";
 import { commitChanges, decideMany, type StreamCommands } from "./command-path.ts";
 import type { EnqueueInput, JobQueue } from "./job-queue.ts";
 import type { VerqDatabase } from "./schema.ts";
+import { seamsOf, type SchedulesSeams } from "./seams.ts";
 import { selectSchedules } from "./sql/schedules/selectSchedules.ts";
 import type { VerqStore } from "./store.ts";
 import { scheduleStream } from "./streams/schedule-stream.ts";
@@ -86,11 +88,13 @@ export class Schedules {
   readonly #store: VerqStore;
   readonly #queue: JobQueue;
   readonly #clock: Clock;
+  readonly #decider: ScheduleDecider;
 
   constructor(store: VerqStore, queue: JobQueue, options: SchedulesOptions = {}) {
     this.#store = store;
     this.#queue = queue;
     this.#clock = options.clock ?? systemClock;
+    this.#decider = seamsOf<SchedulesSeams>(options).decider ?? decideSchedule;
   }
 
   /**
@@ -155,9 +159,11 @@ export class Schedules {
         if (before === undefined || due === null) return null;
         const fire = scheduleCommands.fire({ slot: due.slot, firstMissed: due.firstMissed, now });
         const items: StreamCommands<ScheduleCommand, Schedule>[] = [{ id: name, commands: [fire] }];
-        const { decided, changes } = decideMany(current, decideSchedule, items, newSchedule);
-        if (decided[0]?.decision.accepted !== true) return null;
-        const jobId = scheduleJobId(name, due.slot);
+        const { decided, changes } = decideMany(current, this.#decider, items, newSchedule);
+        const decision = decided[0]?.decision;
+        if (decision?.accepted !== true) return null;
+        // The job is the one the machine named in its `schedule.fired` event.
+        const jobId = firedJobId(decision.events);
         const { created } = await this.#queue.enqueue(slotJob(before, jobId), { trx });
         await commitChanges(trx, this.#store.dialect, scheduleStream, changes);
         return { name, slot: due.slot, jobId, created, firstMissed: due.firstMissed };
@@ -175,7 +181,7 @@ export class Schedules {
         const current = await scheduleStream.load(trx, [name]);
         const before = current.get(name) ?? newSchedule(name);
         const item = { id: name, commands: [command(this.#clock.now())] };
-        const { decided, changes } = decideMany(current, decideSchedule, [item], newSchedule);
+        const { decided, changes } = decideMany(current, this.#decider, [item], newSchedule);
         await commitChanges(trx, this.#store.dialect, scheduleStream, changes);
         const decision = decided[0]?.decision;
         if (decision === undefined) throw new Error(`no decision for schedule ${name}`);
@@ -194,6 +200,11 @@ export class Schedules {
       }
     }
   }
+}
+
+function firedJobId(events: readonly ScheduleEvent[]): string {
+  for (const event of events) if (event.type === "schedule.fired") return event.data.jobId;
+  throw new Error("an accepted fire emitted no schedule.fired event");
 }
 
 /** The due slot of `schedule` at `now`: slots count from its `since`, after its last slot. */
