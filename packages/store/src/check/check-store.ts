@@ -6,6 +6,7 @@ import { guidCheck } from "./guid-check.ts";
 import { jobCheck } from "./job-check.ts";
 import { ledgerAuditCheck } from "./ledger-audit-check.ts";
 import { messageCheck } from "./message-check.ts";
+import { scheduleCheck } from "./schedule-check.ts";
 import type { StreamTypeCheck } from "./stream-check.ts";
 
 /** Options of {@link checkStore}. */
@@ -30,7 +31,7 @@ export interface CheckReport {
 
 // Every check runs as one type, so the loop below treats them alike.
 type AnyCheck = StreamTypeCheck<unknown>;
-const CHECKS = [jobCheck, guidCheck, messageCheck, ledgerAuditCheck] as unknown as readonly AnyCheck[];
+const CHECKS = [jobCheck, guidCheck, messageCheck, ledgerAuditCheck, scheduleCheck] as unknown as readonly AnyCheck[];
 
 interface OpenStream {
   readonly type: string;
