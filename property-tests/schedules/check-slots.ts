@@ -24,6 +24,8 @@ export async function checkSlots(m: SchedulesModel, r: SchedulesReal): Promise<v
   const got = [...ids].sort();
   expected.sort();
   if (JSON.stringify(got) !== JSON.stringify(expected)) {
-    throw new Error(`[policy] at ${new Date(m.now).toISOString()} the jobs enqueued are ${got.join(", ") || "none"}; expected ${expected.join(", ") || "none"}`);
+    throw new Error(
+      `[policy] at ${new Date(m.now).toISOString()} the jobs enqueued are ${got.join(", ") || "none"}; expected ${expected.join(", ") || "none"}`,
+    );
   }
 }

@@ -43,7 +43,12 @@ export const scheduleMutants: Readonly<Record<string, ScheduleDecider>> = {
       actions: {
         fire: assign(({ context, event }) =>
           event.type === "schedule.fire"
-            ? fired(context, event.slot, `schedule:${context.schedule.name}:${new Date(event.slot).toISOString()}:${event.now}`, event.now)
+            ? fired(
+                context,
+                event.slot,
+                `schedule:${context.schedule.name}:${new Date(event.slot).toISOString()}:${event.now}`,
+                event.now,
+              )
             : {},
         ),
       },
@@ -56,7 +61,8 @@ export const scheduleMutants: Readonly<Record<string, ScheduleDecider>> = {
   "a slot exactly at now is not due": createScheduleDecider(
     scheduleMachine.provide({
       guards: {
-        slotDue: ({ context, event }) => event.type === "schedule.fire" && event.slot >= context.schedule.since && event.slot < event.now,
+        slotDue: ({ context, event }) =>
+          event.type === "schedule.fire" && event.slot >= context.schedule.since && event.slot < event.now,
       },
     }),
   ),

@@ -28,7 +28,9 @@ export class RunDueCommand implements SchedulesCommand {
     }
     for (const fired of reported) {
       if (expected.get(fired.name) !== fired.slot) {
-        throw new Error(`[policy] ${fired.name} fired slot ${new Date(fired.slot).toISOString()} at ${new Date(m.now).toISOString()}`);
+        throw new Error(
+          `[policy] ${fired.name} fired slot ${new Date(fired.slot).toISOString()} at ${new Date(m.now).toISOString()}`,
+        );
       }
     }
     await checkSlots(m, r);

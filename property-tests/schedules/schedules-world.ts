@@ -11,7 +11,11 @@ const MINUTE = 60_000;
  * The schedules of every run, each with its slots computed here independently of the cron
  * parser (UTC, simple expressions): the latest slot at or before `t`.
  */
-export const MODEL_SCHEDULES: readonly { readonly name: string; readonly cron: string; readonly latest: (t: number) => number }[] = [
+export const MODEL_SCHEDULES: readonly {
+  readonly name: string;
+  readonly cron: string;
+  readonly latest: (t: number) => number;
+}[] = [
   { name: "every-minute", cron: "* * * * *", latest: (t) => Math.floor(t / MINUTE) * MINUTE },
   {
     name: "every-7",
@@ -73,7 +77,8 @@ export interface SchedulesReal {
 /** Opens three stores on `database`, a scheduler on each (deciding with `decider`), and adds the model's schedules. */
 export async function createSchedulesReal(database: TestDatabase, decider?: ScheduleDecider): Promise<SchedulesReal> {
   const clock = new ManualClock(T0);
-  const stores = database.schema === null ? [await database.open()] : [await database.open(), await database.open(), await database.open()];
+  const stores =
+    database.schema === null ? [await database.open()] : [await database.open(), await database.open(), await database.open()];
   const schedulers = [0, 1, 2].map((i) => {
     const store = stores[i % stores.length] as VerqStore;
     return new Schedules(store, new JobQueue(store, { clock }), withScheduleDecider({ clock }, decider));

@@ -46,12 +46,19 @@ export function isValidCron(cron: unknown): cron is string {
  */
 export function checkScheduleDefinition(name: unknown, cron: unknown, timezone: unknown, queue: unknown): void {
   if (!isValidScheduleName(name)) {
-    throw new VerqError("VERQ_INVALID_ARGUMENT", "a schedule name is 1 to 100 of A-Z a-z 0-9 . _ - starting with a letter or digit");
+    throw new VerqError(
+      "VERQ_INVALID_ARGUMENT",
+      "a schedule name is 1 to 100 of A-Z a-z 0-9 . _ - starting with a letter or digit",
+    );
   }
   if (!isValidCron(cron)) {
-    throw new VerqError("VERQ_INVALID_CRON", "the cron expression must have 5 fields (or 6 with seconds first) in range, or be an @alias");
+    throw new VerqError(
+      "VERQ_INVALID_CRON",
+      "the cron expression must have 5 fields (or 6 with seconds first) in range, or be an @alias",
+    );
   }
-  if (!isValidTimezone(timezone)) throw new VerqError("VERQ_INVALID_TIMEZONE", "the timezone must be an IANA name such as UTC or Europe/Berlin");
+  if (!isValidTimezone(timezone))
+    throw new VerqError("VERQ_INVALID_TIMEZONE", "the timezone must be an IANA name such as UTC or Europe/Berlin");
   if (!isValidScheduleName(queue)) {
     throw new VerqError("VERQ_INVALID_ARGUMENT", "a queue name is 1 to 100 of A-Z a-z 0-9 . _ - starting with a letter or digit");
   }
@@ -111,7 +118,9 @@ function latestSlot(cron: string, timezone: string, time: number): number {
 
 /** The first slot strictly after `after`. */
 function nextSlot(cron: string, timezone: string, after: number): number {
-  return CronExpressionParser.parse(cron, { currentDate: new Date(after), tz: timezone }).next().getTime();
+  return CronExpressionParser.parse(cron, { currentDate: new Date(after), tz: timezone })
+    .next()
+    .getTime();
 }
 
 /**

@@ -14,7 +14,10 @@ export type ScheduleDecider = Decider<Schedule, ScheduleCommand, ScheduleEvent, 
  * Builds a decider over `machine` (the real {@link scheduleMachine} unless a test passes a variant
  * made with `scheduleMachine.provide(...)`), on the one command path of {@link createMachineDecider}.
  */
-export function createScheduleDecider(machine: ScheduleMachine = scheduleMachine, execution: MachineExecution = "table"): ScheduleDecider {
+export function createScheduleDecider(
+  machine: ScheduleMachine = scheduleMachine,
+  execution: MachineExecution = "table",
+): ScheduleDecider {
   return createMachineDecider({ machine, field: "schedule", placeholder: newSchedule("placeholder") }, "unhandled", execution);
 }
 

@@ -77,7 +77,8 @@ export const scheduleMachine = setup({
     },
     afterLastSlot: ({ context, event }) =>
       event.type === "schedule.fire" && (context.schedule.lastSlot === null || event.slot > context.schedule.lastSlot),
-    slotDue: ({ context, event }) => event.type === "schedule.fire" && event.slot >= context.schedule.since && event.slot <= event.now,
+    slotDue: ({ context, event }) =>
+      event.type === "schedule.fire" && event.slot >= context.schedule.since && event.slot <= event.now,
     isSlot: ({ context, event }) =>
       event.type === "schedule.fire" && isCronSlot(context.schedule.cron, context.schedule.timezone, event.slot),
   },
@@ -95,7 +96,10 @@ export const scheduleMachine = setup({
     fire: assign(({ context, event }) => {
       if (event.type !== "schedule.fire") return {};
       const { slot, firstMissed, now } = event;
-      return record(context, scheduleEvents.fired({ slot, jobId: scheduleJobId(context.schedule.name, slot), firstMissed, at: now }));
+      return record(
+        context,
+        scheduleEvents.fired({ slot, jobId: scheduleJobId(context.schedule.name, slot), firstMissed, at: now }),
+      );
     }),
   },
 }).createMachine({

@@ -36,7 +36,8 @@ const refusal = (decision: ScheduleDecision) => (decision.accepted ? "accepted" 
 
 describe.each(DECIDERS)("schedule machine (%s)", (_, decide) => {
   const define = (definition: ScheduleDefinition, now: number) => scheduleCommands.define({ definition, now });
-  const fire = (slot: number, now: number, firstMissed: number | null = null) => scheduleCommands.fire({ slot, firstMissed, now });
+  const fire = (slot: number, now: number, firstMissed: number | null = null) =>
+    scheduleCommands.fire({ slot, firstMissed, now });
   // Added at T - 30 min: slots count from there.
   const added = () => accepted(decide(newSchedule("nightly"), define(HOURLY, T - 30 * MINUTE)));
 
@@ -78,7 +79,10 @@ describe.each(DECIDERS)("schedule machine (%s)", (_, decide) => {
     const fired = accepted(decide(added(), fire(T, T)));
     expect(refusal(decide(fired, fire(T, T + 1)))).toBe("already-fired");
     expect(refusal(decide(fired, fire(T - 60 * MINUTE, T + 1)))).toBe("already-fired");
-    expect(accepted(decide(fired, fire(T + 60 * MINUTE, T + 60 * MINUTE)))).toMatchObject({ lastSlot: T + 60 * MINUTE, fired: 2 });
+    expect(accepted(decide(fired, fire(T + 60 * MINUTE, T + 60 * MINUTE)))).toMatchObject({
+      lastSlot: T + 60 * MINUTE,
+      fired: 2,
+    });
   });
 
   it("refuses a time that is not a slot of the cron expression (1 ms off a slot)", () => {
@@ -102,10 +106,7 @@ describe.each(DECIDERS)("schedule machine (%s)", (_, decide) => {
       type: "schedule.fired",
       data: { slot: T, jobId: "schedule:nightly:2024-01-01T10:00:00.000Z", firstMissed: T - 60 * MINUTE, at: T },
     });
-    const events: ScheduleEvent[] = [
-      { type: "schedule.added", data: { ...HOURLY, at: T - 30 * MINUTE } },
-      ...decision.events,
-    ];
+    const events: ScheduleEvent[] = [{ type: "schedule.added", data: { ...HOURLY, at: T - 30 * MINUTE } }, ...decision.events];
     expect(foldSchedule("nightly", events)).toEqual(decision.after);
   });
 });
@@ -162,7 +163,8 @@ describe("schedule slots (missed-slot policy: only the latest due slot)", () => 
 
 describe("schedule input rules", () => {
   it("accepts 5 or 6 fields in range and aliases; refuses fewer or more fields, out-of-range values and impossible dates", () => {
-    for (const ok of ["* * * * *", "0 9 * * 1-5", "*/10 * * * * *", "@hourly", "59 23 31 12 *"]) expect(isValidCron(ok)).toBe(true);
+    for (const ok of ["* * * * *", "0 9 * * 1-5", "*/10 * * * * *", "@hourly", "59 23 31 12 *"])
+      expect(isValidCron(ok)).toBe(true);
     for (const bad of ["", "* * * *", "* * * * * * *", "60 * * * *", "0 24 * * *", "0 0 30 2 *", "hello", "@never", 5, null]) {
       expect(isValidCron(bad)).toBe(false);
     }
@@ -186,10 +188,18 @@ describe("schedule input rules", () => {
   });
 
   it("throws coded errors for a bad definition", () => {
-    expect(() => checkScheduleDefinition("a b", "* * * * *", "UTC", "default")).toThrow(expect.objectContaining({ code: "VERQ_INVALID_ARGUMENT" }));
-    expect(() => checkScheduleDefinition("a", "* *", "UTC", "default")).toThrow(expect.objectContaining({ code: "VERQ_INVALID_CRON" }));
-    expect(() => checkScheduleDefinition("a", "* * * * *", "Nowhere", "default")).toThrow(expect.objectContaining({ code: "VERQ_INVALID_TIMEZONE" }));
-    expect(() => checkScheduleDefinition("a", "* * * * *", "UTC", "q q")).toThrow(expect.objectContaining({ code: "VERQ_INVALID_ARGUMENT" }));
+    expect(() => checkScheduleDefinition("a b", "* * * * *", "UTC", "default")).toThrow(
+      expect.objectContaining({ code: "VERQ_INVALID_ARGUMENT" }),
+    );
+    expect(() => checkScheduleDefinition("a", "* *", "UTC", "default")).toThrow(
+      expect.objectContaining({ code: "VERQ_INVALID_CRON" }),
+    );
+    expect(() => checkScheduleDefinition("a", "* * * * *", "Nowhere", "default")).toThrow(
+      expect.objectContaining({ code: "VERQ_INVALID_TIMEZONE" }),
+    );
+    expect(() => checkScheduleDefinition("a", "* * * * *", "UTC", "q q")).toThrow(
+      expect.objectContaining({ code: "VERQ_INVALID_ARGUMENT" }),
+    );
     expect(() => checkScheduleDefinition("a", "* * * * *", "UTC", "default")).not.toThrow();
   });
 });

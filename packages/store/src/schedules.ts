@@ -112,7 +112,9 @@ export class Schedules {
     const { before, decision } = await this.#decide(name, (now) => scheduleCommands.define({ definition, now }));
     if (decision.accepted) return { changed: true, schedule: decision.after };
     if (decision.refusal === "unchanged") return { changed: false, schedule: before };
-    throw (DEFINE_ERRORS[decision.refusal] ?? (() => new VerqError("VERQ_UNEXPECTED", `schedule refused: ${decision.refusal}`)))();
+    throw (
+      DEFINE_ERRORS[decision.refusal] ?? (() => new VerqError("VERQ_UNEXPECTED", `schedule refused: ${decision.refusal}`))
+    )();
   }
 
   /** Removes schedule `name`: `true` when it was active, `false` (nothing changed) when absent or already removed. */
@@ -224,6 +226,9 @@ function slotJob(schedule: Schedule, id: string): EnqueueInput {
 
 function checkName(name: string): void {
   if (!isValidScheduleName(name)) {
-    throw new VerqError("VERQ_INVALID_ARGUMENT", "a schedule name is 1 to 100 of A-Z a-z 0-9 . _ - starting with a letter or digit");
+    throw new VerqError(
+      "VERQ_INVALID_ARGUMENT",
+      "a schedule name is 1 to 100 of A-Z a-z 0-9 . _ - starting with a letter or digit",
+    );
   }
 }

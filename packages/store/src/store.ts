@@ -112,7 +112,13 @@ export class VerqStore {
    * table as it was.
    * `events` counts the events folded.
    */
-  async rebuildProjections(): Promise<{ jobs: number; ledgerEntries: number; messages: number; schedules: number; events: number }> {
+  async rebuildProjections(): Promise<{
+    jobs: number;
+    ledgerEntries: number;
+    messages: number;
+    schedules: number;
+    events: number;
+  }> {
     return this.transaction(async (trx) => {
       const jobs = await rebuildJobProjections(trx);
       const ledger = await rebuildGuidLedger(trx);

@@ -28,12 +28,25 @@ for (const engine of ENGINES) {
       const first = await schedules.schedule("hourly", { cron: "0 * * * *", payload: { b: 1, a: 2 } });
       expect(first).toMatchObject({
         changed: true,
-        schedule: { name: "hourly", state: "active", timezone: "UTC", queue: "default", payload: { a: 2, b: 1 }, since: T - HOUR / 2 },
+        schedule: {
+          name: "hourly",
+          state: "active",
+          timezone: "UTC",
+          queue: "default",
+          payload: { a: 2, b: 1 },
+          since: T - HOUR / 2,
+        },
       });
       expect((await schedules.schedule("hourly", { cron: "0 * * * *", payload: { a: 2, b: 1 } })).changed).toBe(false);
       clock.advance(1);
       const updated = await schedules.schedule("hourly", { cron: "30 * * * *", timezone: "Europe/Berlin", queue: "reports" });
-      expect(updated.schedule).toMatchObject({ cron: "30 * * * *", timezone: "Europe/Berlin", queue: "reports", payload: null, version: 2 });
+      expect(updated.schedule).toMatchObject({
+        cron: "30 * * * *",
+        timezone: "Europe/Berlin",
+        queue: "reports",
+        payload: null,
+        version: 2,
+      });
       await schedules.schedule("daily", { cron: "@daily" });
       expect((await schedules.list()).map((s) => s.name)).toEqual(["daily", "hourly"]);
       expect(await schedules.remove("daily")).toBe(true);
@@ -67,9 +80,13 @@ for (const engine of ENGINES) {
       expect(await codeOf(() => schedules.schedule("bad name", { cron: "* * * * *" }))).toBe("VERQ_INVALID_ARGUMENT");
       expect(await codeOf(() => schedules.schedule("a", { cron: "* * * *" }))).toBe("VERQ_INVALID_CRON");
       expect(await codeOf(() => schedules.schedule("a", { cron: "0 0 30 2 *" }))).toBe("VERQ_INVALID_CRON");
-      expect(await codeOf(() => schedules.schedule("a", { cron: "* * * * *", timezone: "Mars/Olympus" }))).toBe("VERQ_INVALID_TIMEZONE");
+      expect(await codeOf(() => schedules.schedule("a", { cron: "* * * * *", timezone: "Mars/Olympus" }))).toBe(
+        "VERQ_INVALID_TIMEZONE",
+      );
       expect(await codeOf(() => schedules.schedule("a", { cron: "* * * * *", queue: "a queue" }))).toBe("VERQ_INVALID_ARGUMENT");
-      expect(await codeOf(() => schedules.schedule("a", { cron: "* * * * *", payload: { n: Number.NaN } }))).toBe("VERQ_INVALID_PAYLOAD");
+      expect(await codeOf(() => schedules.schedule("a", { cron: "* * * * *", payload: { n: Number.NaN } }))).toBe(
+        "VERQ_INVALID_PAYLOAD",
+      );
       expect(await scheduleEventsOf(store)).toEqual([]);
       expect(await schedules.list({ all: true })).toEqual([]);
     });
@@ -87,7 +104,10 @@ for (const engine of ENGINES) {
       expect(await schedules.runDue()).toEqual([]);
       // Another scheduler on the same store finds the slot recorded.
       expect(await new Schedules(store, queue, { clock }).runDue()).toEqual([]);
-      expect(await queue.get("schedule:hourly:2024-01-01T10:00:00.000Z")).toMatchObject({ state: "pending", payload: { report: "sales" } });
+      expect(await queue.get("schedule:hourly:2024-01-01T10:00:00.000Z")).toMatchObject({
+        state: "pending",
+        payload: { report: "sales" },
+      });
       expect(await jobIdsOf(store)).toEqual(["schedule:hourly:2024-01-01T10:00:00.000Z"]);
       expect(await schedules.get("hourly")).toMatchObject({ lastSlot: T, fired: 1 });
     });

@@ -37,13 +37,16 @@ function parsePayload(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new VerqError("VERQ_INVALID_PAYLOAD", "--payload must be valid JSON, e.g. '{\"report\": \"sales\"}'");
+    throw new VerqError("VERQ_INVALID_PAYLOAD", '--payload must be valid JSON, e.g. \'{"report": "sales"}\'');
   }
 }
 
 function checkName(name: string): string {
   if (!isValidScheduleName(name)) {
-    throw new VerqError("VERQ_INVALID_ARGUMENT", "a schedule name is 1 to 100 of A-Z a-z 0-9 . _ - starting with a letter or digit");
+    throw new VerqError(
+      "VERQ_INVALID_ARGUMENT",
+      "a schedule name is 1 to 100 of A-Z a-z 0-9 . _ - starting with a letter or digit",
+    );
   }
   return name;
 }
@@ -73,9 +76,17 @@ export const add = (context: CliContext, name: string, o: AddScheduleOptions): P
     checkScheduleDefinition(name, o.cron, o.timezone, o.queue);
     const payload = parsePayload(o.payload);
     return withSchedules(o.db, async (schedules) => {
-      const { changed, schedule } = await schedules.schedule(name, { cron: o.cron, timezone: o.timezone, payload, queue: o.queue });
-      emit(context.io, o.json === true, { changed, schedule: scheduleJson(schedule) }, () =>
-        `${changed ? "scheduled" : "unchanged"} ${describeSchedule(schedule)}`,
+      const { changed, schedule } = await schedules.schedule(name, {
+        cron: o.cron,
+        timezone: o.timezone,
+        payload,
+        queue: o.queue,
+      });
+      emit(
+        context.io,
+        o.json === true,
+        { changed, schedule: scheduleJson(schedule) },
+        () => `${changed ? "scheduled" : "unchanged"} ${describeSchedule(schedule)}`,
       );
     });
   });

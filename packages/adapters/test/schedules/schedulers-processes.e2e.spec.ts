@@ -17,7 +17,8 @@ for (const engine of ENGINES) {
     it("enqueue each slot once, whichever process gets there first", { timeout: 120_000 }, async () => {
       database = await createTestDatabase(engine, "schedulers.sqlite");
       const db = database.db;
-      const add = (name: string, cron: string) => runVerq(["schedules", "add", name, "--db", db, "--cron", cron], { VERQ_NOW_MS: String(T) });
+      const add = (name: string, cron: string) =>
+        runVerq(["schedules", "add", name, "--db", db, "--cron", cron], { VERQ_NOW_MS: String(T) });
       expect((await add("every-minute", "* * * * *")).status).toBe(0);
       expect((await add("every-5", "*/5 * * * *")).status).toBe(0);
       // Rounds at fixed clocks: the three processes of a round run at once, on the same instant.
@@ -35,7 +36,9 @@ for (const engine of ENGINES) {
       }
       const store = await database.open();
       try {
-        const jobIds = (await readAllEvents(store.db, JOB_STREAM)).filter((e) => e.type === "job.enqueued").map((e) => e.streamId);
+        const jobIds = (await readAllEvents(store.db, JOB_STREAM))
+          .filter((e) => e.type === "job.enqueued")
+          .map((e) => e.streamId);
         const fired = (await readAllEvents(store.db, SCHEDULE_STREAM)).filter((e) => e.type === "schedule.fired");
         const iso = (ms: number) => new Date(ms).toISOString();
         // Each slot exactly once; only the latest missed slot after a gap.

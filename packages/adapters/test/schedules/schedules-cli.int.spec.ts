@@ -64,15 +64,50 @@ for (const engine of ENGINES) {
     });
 
     it("add, add again (unchanged), list, remove, remove again (exit 4)", async () => {
-      const added = await verq("schedules", "add", "nightly", "--db", db, "--cron", "0 2 * * *", "--timezone", "Europe/Berlin", "--payload", '{"report":"sales"}', "--json");
+      const added = await verq(
+        "schedules",
+        "add",
+        "nightly",
+        "--db",
+        db,
+        "--cron",
+        "0 2 * * *",
+        "--timezone",
+        "Europe/Berlin",
+        "--payload",
+        '{"report":"sales"}',
+        "--json",
+      );
       expect(added.code).toBe(0);
       expect(JSON.parse(added.out)).toMatchObject({
         changed: true,
-        schedule: { name: "nightly", state: "active", cron: "0 2 * * *", timezone: "Europe/Berlin", queue: "default", payload: { report: "sales" }, lastSlot: null },
+        schedule: {
+          name: "nightly",
+          state: "active",
+          cron: "0 2 * * *",
+          timezone: "Europe/Berlin",
+          queue: "default",
+          payload: { report: "sales" },
+          lastSlot: null,
+        },
       });
-      const again = await verq("schedules", "add", "nightly", "--db", db, "--cron", "0 2 * * *", "--timezone", "Europe/Berlin", "--payload", '{"report":"sales"}');
+      const again = await verq(
+        "schedules",
+        "add",
+        "nightly",
+        "--db",
+        db,
+        "--cron",
+        "0 2 * * *",
+        "--timezone",
+        "Europe/Berlin",
+        "--payload",
+        '{"report":"sales"}',
+      );
       expect(again.out).toMatch(/^unchanged nightly active/);
-      expect((await verq("schedules", "list", "--db", db)).out).toMatch(/^nightly active cron="0 2 \* \* \*" tz=Europe\/Berlin queue=default last=none yet fired=0\n$/);
+      expect((await verq("schedules", "list", "--db", db)).out).toMatch(
+        /^nightly active cron="0 2 \* \* \*" tz=Europe\/Berlin queue=default last=none yet fired=0\n$/,
+      );
       expect((await verq("schedules", "remove", "nightly", "--db", db)).code).toBe(0);
       const gone = await verq("schedules", "remove", "nightly", "--db", db, "--json");
       expect(gone.code).toBe(4);
@@ -88,13 +123,18 @@ for (const engine of ENGINES) {
       await new Promise((resolve) => setTimeout(resolve, 1_100));
       const work = await verq("jobs", "work", "--db", db, "--target", target, "--once", "--json");
       expect(work.code).toBe(0);
-      const lines = work.out.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = work.out
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       const scheduled = lines.find((l) => l.status === "scheduled");
       expect(scheduled).toMatchObject({ name: "tick", created: true });
       expect(String(scheduled?.jobId)).toMatch(/^schedule:tick:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
       expect(lines.find((l) => l.status === "finished")).toMatchObject({ id: scheduled?.jobId, outcome: "ok", accepted: true });
       expect(received).toEqual([scheduled?.jobId]);
-      const listed = JSON.parse((await verq("schedules", "list", "--db", db, "--json")).out) as { schedules: { fired: number }[] };
+      const listed = JSON.parse((await verq("schedules", "list", "--db", db, "--json")).out) as {
+        schedules: { fired: number }[];
+      };
       expect(listed.schedules[0]?.fired).toBe(1);
     });
   });

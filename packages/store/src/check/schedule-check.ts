@@ -41,7 +41,11 @@ export const scheduleCheck: StreamTypeCheck<ScheduleStreamAudit> = {
     }
     const event = { type: stored.type, data: stored.data } as ScheduleEvent;
     if (event.type === "schedule.fired" && s.schedule.lastSlot !== null && event.data.slot <= s.schedule.lastSlot) {
-      report("EVENT_INVALID", name, `v${stored.version} schedule.fired records slot ${event.data.slot}, not after the last slot ${s.schedule.lastSlot}`);
+      report(
+        "EVENT_INVALID",
+        name,
+        `v${stored.version} schedule.fired records slot ${event.data.slot}, not after the last slot ${s.schedule.lastSlot}`,
+      );
     }
     try {
       s.schedule = evolveSchedule(s.schedule, event);
@@ -53,7 +57,14 @@ export const scheduleCheck: StreamTypeCheck<ScheduleStreamAudit> = {
 
   async settle(db, streams, report) {
     const rows = new Map(
-      (await selectRowsByKeys<SchedulesTable>(db, "schedules", "name", streams.map((s) => s.id))).map((r) => [r.name, r]),
+      (
+        await selectRowsByKeys<SchedulesTable>(
+          db,
+          "schedules",
+          "name",
+          streams.map((s) => s.id),
+        )
+      ).map((r) => [r.name, r]),
     );
     for (const s of streams) {
       if (s.broken || s.schedule.version === 0) continue;
@@ -75,7 +86,8 @@ export const scheduleCheck: StreamTypeCheck<ScheduleStreamAudit> = {
       batchSize,
       (after, limit) => selectRowsWithoutStream<SchedulesTable>(db, "schedules", "name", SCHEDULE_STREAM, after, limit),
       (row) => row.name,
-      (row) => report("PROJECTION_ORPHAN", streamName(SCHEDULE_STREAM, row.name), `schedules row (state ${row.state}) without events`),
+      (row) =>
+        report("PROJECTION_ORPHAN", streamName(SCHEDULE_STREAM, row.name), `schedules row (state ${row.state}) without events`),
     );
   },
 };

@@ -26,7 +26,9 @@ for (const engine of ENGINES) {
       expect(clean.checked.byStreamType[SCHEDULE_STREAM]).toEqual({ streams: 2, events: 4 });
 
       await sql`update schedules set last_slot = 5 where name = 'hourly'`.execute(store.db);
-      await sql`insert into schedules select 'ghost', state, cron, timezone, payload, queue, since, last_slot, fired, updated_at, version from schedules where name = 'gone'`.execute(store.db);
+      await sql`insert into schedules select 'ghost', state, cron, timezone, payload, queue, since, last_slot, fired, updated_at, version from schedules where name = 'gone'`.execute(
+        store.db,
+      );
       await plantEvent(store, {
         streamType: SCHEDULE_STREAM,
         streamId: "gone",
