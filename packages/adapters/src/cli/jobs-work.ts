@@ -118,12 +118,13 @@ function runSchedulesEvery(
   onError: (error: unknown) => void,
 ): { stop(): Promise<void> } {
   let stopped = false;
-  let wake: (() => void) | null = null;
+  // Ends the pause of the round in progress, so that stop() does not wait a whole interval.
+  const pause = { end: () => {} };
   const loop = (async () => {
     while (!stopped) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, everyMs);
-        wake = () => {
+        pause.end = () => {
           clearTimeout(timer);
           resolve();
         };
@@ -139,7 +140,7 @@ function runSchedulesEvery(
   return {
     async stop() {
       stopped = true;
-      (wake as (() => void) | null)?.();
+      pause.end();
       await loop;
     },
   };

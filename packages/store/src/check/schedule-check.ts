@@ -11,7 +11,7 @@ import {
 import { selectRowsByKeys } from "../sql/check/selectRowsByKeys.ts";
 import { selectRowsWithoutStream } from "../sql/check/selectRowsWithoutStream.ts";
 import { rowToSchedule, type SchedulesTable } from "../sql/schedules/scheduleTables.ts";
-import { streamName, type Report } from "./finding.ts";
+import { streamName } from "./finding.ts";
 import { describeDifferences, eachPage, type StreamTypeCheck } from "./stream-check.ts";
 
 /** One schedule stream folded so far. */
