@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
+import { ENGINES, createTestDatabase, engineAvailable, spawnVerq, type TestDatabase } from "@verq/testing";
 import { runCli } from "../../src/cli/main.ts";
 
 let server: Server;
@@ -137,5 +137,22 @@ for (const engine of ENGINES) {
       };
       expect(listed.schedules[0]?.fired).toBe(1);
     });
+
+    it(
+      "a running jobs work process enqueues and delivers the slots that fall due while it runs",
+      { timeout: 60_000 },
+      async () => {
+        expect((await verq("schedules", "add", "tick", "--db", db, "--cron", "* * * * * *")).code).toBe(0);
+        const worker = spawnVerq(["jobs", "work", "--db", db, "--target", target, "--poll", "100ms"]);
+        const exited = new Promise<number | null>((resolve) => worker.once("exit", (code) => resolve(code)));
+        const deadline = Date.now() + 30_000;
+        while (received.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+        worker.kill("SIGTERM");
+        expect(await exited).toBe(0);
+        expect(received.length).toBeGreaterThanOrEqual(2);
+        expect(received.every((id) => /^schedule:tick:/.test(id))).toBe(true);
+        expect(new Set(received).size).toBe(received.length);
+      },
+    );
   });
 }
