@@ -98,6 +98,40 @@ export { evolveLock, foldLock } from "./lock.evolve.ts";
 export { lockMachine, type LockMachine, type LockMachineContext, type LockRefusal } from "./lock.machine.ts";
 export { BULK_REDRIVE_LOCK, newLock, type LockState, type OperatorLock } from "./lock.types.ts";
 export { seededRng, type Rng } from "./random.ts";
+export {
+  scheduleCommands,
+  type ScheduleCommand,
+  type ScheduleDefineCommand,
+  type ScheduleFireCommand,
+  type ScheduleRemoveCommand,
+} from "./schedule.commands.ts";
+export {
+  MAX_CRON_LENGTH,
+  SCHEDULE_NAME_PATTERN,
+  checkScheduleDefinition,
+  dueSlot,
+  isCronSlot,
+  isValidCron,
+  isValidScheduleName,
+  isValidTimezone,
+  scheduleJobId,
+  type DueSlot,
+} from "./schedule.cron.ts";
+export { createScheduleDecider, decideSchedule, type ScheduleDecider, type ScheduleDecision } from "./schedule.decide.ts";
+export {
+  SCHEDULE_EVENT_TYPES,
+  SCHEDULE_STREAM,
+  scheduleEvents,
+  type ScheduleAdded,
+  type ScheduleEvent,
+  type ScheduleEventType,
+  type ScheduleFired,
+  type ScheduleRemoved,
+  type ScheduleUpdated,
+} from "./schedule.events.ts";
+export { evolveSchedule, foldSchedule } from "./schedule.evolve.ts";
+export { scheduleMachine, type ScheduleMachine, type ScheduleMachineContext, type ScheduleRefusal } from "./schedule.machine.ts";
+export { newSchedule, type Schedule, type ScheduleDefinition, type ScheduleState } from "./schedule.types.ts";
 export { REDRIVE_NOTE_MAX_LENGTH, REDRIVE_NOTE_PATTERN, isValidRedriveNote } from "./redrive-note.ts";
 export {
   MAX_SUBSCRIPTION_BATCH,

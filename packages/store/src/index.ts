@@ -48,6 +48,7 @@ export {
   type SettleInput,
   type SettleResult,
 } from "./file-ledger.ts";
+export { Schedules, type FiredSlot, type ScheduleInput, type ScheduleResult, type SchedulesOptions } from "./schedules.ts";
 export { OperatorLocks, type AcquireResult, type HeldLock, type OperatorLocksOptions } from "./operator-locks.ts";
 export type { DeadCursor, DeadFilter } from "./sql/jobs/selectDeadPage.ts";
 export type { OrderCheck, OrderProblem } from "./sql/files/checkMessageOrder.ts";

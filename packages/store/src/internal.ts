@@ -8,7 +8,14 @@
  * @packageDocumentation
  */
 
-export { withGuidSeams, withJobDecider, withMessageDecider, type GuidClaimer, type GuidLedgerSeams } from "./seams.ts";
+export {
+  withGuidSeams,
+  withJobDecider,
+  withMessageDecider,
+  withScheduleDecider,
+  type GuidClaimer,
+  type GuidLedgerSeams,
+} from "./seams.ts";
 export { commitGuidCreations, guidStream, type GuidChange } from "./streams/guid-stream.ts";
 export { selectGuidEntry } from "./sql/ledger/selectGuidEntry.ts";
 export { selectGuidEntriesByState, selectGuidEntriesOldestFirst, type LedgerCursor } from "./sql/ledger/selectGuidEntries.ts";

@@ -1,8 +1,9 @@
-import type { GuidDecider, JobDecider, MessageDecider } from "@verq/core";
+import type { GuidDecider, JobDecider, MessageDecider, ScheduleDecider } from "@verq/core";
 import type { FileLedgerOptions } from "./file-ledger.ts";
 import type { GuidLedgerOptions } from "./guid-ledger.ts";
 import type { GuidChange } from "./streams/guid-stream.ts";
 import type { JobQueueOptions } from "./job-queue.ts";
+import type { SchedulesOptions } from "./schedules.ts";
 import type { VerqStore } from "./store.ts";
 
 /**
@@ -57,3 +58,12 @@ export const withGuidSeams = <O extends GuidLedgerOptions>(options: O, seams: Gu
 /** File ledger options whose ledger decides with `decider` instead of the message machine (the real one when undefined). */
 export const withMessageDecider = <O extends FileLedgerOptions>(options: O, decider: MessageDecider | undefined): O =>
   withSeams(options, { decider } satisfies FileLedgerSeams);
+
+/** The parts of a `Schedules` a mutation test may replace. */
+export interface SchedulesSeams {
+  readonly decider?: ScheduleDecider | undefined;
+}
+
+/** Schedules options whose schedules decide with `decider` instead of the schedule machine (the real one when undefined). */
+export const withScheduleDecider = <O extends SchedulesOptions>(options: O, decider: ScheduleDecider | undefined): O =>
+  withSeams(options, { decider } satisfies SchedulesSeams);

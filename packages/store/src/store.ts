@@ -14,6 +14,7 @@ import type { VerqDatabase } from "./schema.ts";
 import { retryWhenBusy, TRANSACTION_RETRY, type BusyRetry } from "./retry-when-busy.ts";
 import { rebuildGuidLedger } from "./sql/ledger/rebuildGuidLedger.ts";
 import { rebuildJobProjections } from "./sql/jobs/rebuildJobProjections.ts";
+import { rebuildScheduleProjections } from "./sql/schedules/rebuildScheduleProjections.ts";
 import { rebuildMessageProjections } from "./sql/files/rebuildMessageProjections.ts";
 
 /** Migrations of a fresh file that another process is migrating wait for it: 20 tries, 10 ms steps. */
@@ -107,19 +108,28 @@ export class VerqStore {
   /**
    * Folds every projection again from the event log, in one transaction: the jobs and their
    * redrive audit, the GUID ledger, and the file queue's messages with their `processed` and
-   * duplicate rows. All or nothing: an event that cannot be folded leaves every table as it was.
+   * duplicate rows, and the schedules. All or nothing: an event that cannot be folded leaves every
+   * table as it was.
    * `events` counts the events folded.
    */
-  async rebuildProjections(): Promise<{ jobs: number; ledgerEntries: number; messages: number; events: number }> {
+  async rebuildProjections(): Promise<{
+    jobs: number;
+    ledgerEntries: number;
+    messages: number;
+    schedules: number;
+    events: number;
+  }> {
     return this.transaction(async (trx) => {
       const jobs = await rebuildJobProjections(trx);
       const ledger = await rebuildGuidLedger(trx);
       const messages = await rebuildMessageProjections(trx);
+      const schedules = await rebuildScheduleProjections(trx);
       return {
         jobs: jobs.jobs,
         ledgerEntries: ledger.entries,
         messages: messages.messages,
-        events: jobs.events + ledger.events + messages.events,
+        schedules: schedules.schedules,
+        events: jobs.events + ledger.events + messages.events + schedules.events,
       };
     });
   }

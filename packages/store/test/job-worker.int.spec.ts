@@ -78,9 +78,10 @@ for (const engine of ENGINES) {
         let stolen: unknown = "not tried";
         const worker = new JobWorker(queue, {
           owner: "slow-worker",
-          leaseMs: 150,
+          // Leases long enough that a heartbeat every third of one is never late on a loaded machine.
+          leaseMs: 600,
           sender: async () => {
-            await sleep(450);
+            await sleep(1_800);
             stolen = await queue.claim("thief", { leaseMs: 1_000 });
             return true;
           },
@@ -99,12 +100,12 @@ for (const engine of ENGINES) {
         const stolen: unknown[] = [];
         const worker = new JobWorker(queue, {
           owner: "w",
-          leaseMs: 120,
+          leaseMs: 600,
           concurrency: 1,
           batchSize: 2,
           sender: async (job) => {
             if (job.id === "w1") {
-              await sleep(400);
+              await sleep(1_800);
               stolen.push(await queue.claim("thief"));
             }
             return true;

@@ -45,7 +45,7 @@ for (const engine of ENGINES) {
           );
 
           const result = await store.rebuildProjections();
-          expect(result).toEqual({ jobs: live.jobs.length, ledgerEntries: 0, messages: 0, events: events.length });
+          expect(result).toEqual({ jobs: live.jobs.length, ledgerEntries: 0, messages: 0, schedules: 0, events: events.length });
           expect(await projectionRows(store)).toEqual(live);
           // The log itself is untouched, and a second rebuild is a fixpoint.
           expect(await tableRows(store, "events")).toEqual(events);
@@ -138,7 +138,7 @@ for (const engine of ENGINES) {
 
       it("rebuilds an empty store to empty projections", async () => {
         const store = await openTemp("empty.sqlite");
-        expect(await store.rebuildProjections()).toEqual({ jobs: 0, ledgerEntries: 0, messages: 0, events: 0 });
+        expect(await store.rebuildProjections()).toEqual({ jobs: 0, ledgerEntries: 0, messages: 0, schedules: 0, events: 0 });
         expect(await projectionRows(store)).toEqual({ jobs: [], redrives: [] });
       });
 

@@ -1,5 +1,14 @@
 import { checkIdentifier, checkLeaseMs } from "@verq/core";
-import { JobQueue, JobWorker, MAX_BATCH_SIZE, type ClaimedJob, type JobWorkerReport, type JobWorkerResult } from "@verq/store";
+import {
+  JobQueue,
+  JobWorker,
+  MAX_BATCH_SIZE,
+  Schedules,
+  type ClaimedJob,
+  type FiredSlot,
+  type JobWorkerReport,
+  type JobWorkerResult,
+} from "@verq/store";
 import { createHttpSender } from "../http/http-sender.ts";
 import { failpoint } from "../failpoints.ts";
 import { clockFromEnv } from "./clock-from-env.ts";
@@ -59,7 +68,10 @@ async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
   const once = o.once === true;
   return withStore(o.db, async (store) => {
     const logger = await openLogger(context, logLevel, "verq-worker");
-    const worker = new JobWorker(new JobQueue(store, { clock }), {
+    const queue = new JobQueue(store, { clock });
+    const schedules = new Schedules(store, queue, { clock });
+    const onFired = (fired: FiredSlot) => emit(io, json, { status: "scheduled", ...fired }, () => `scheduled ${fired.jobId}`);
+    const worker = new JobWorker(queue, {
       owner,
       logger,
       sender,
@@ -74,6 +86,8 @@ async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
       onFinished: (result) => emit(io, json, { status: "finished", ...result }, () => describeResult(result)),
     });
     let report: JobWorkerReport;
+    // Due schedules first, so that a slot that is due now is among the jobs this run may take.
+    for (const fired of await schedules.runDue()) onFired(fired);
     if (once) {
       report = await worker.drain({ limit: 1 });
       if (report.claimed === 0) emit(io, json, { status: "idle" }, () => "idle: no job is due");
@@ -86,10 +100,52 @@ async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
       }
     } else {
       worker.start();
+      const scheduler = runSchedulesEvery(schedules, idleMs, onFired, (error) => reportError(io, json, error));
       await untilStopSignal();
+      await scheduler.stop();
       report = await worker.stop();
     }
     const failed = report.leftLeased + report.errors > 0;
     return failed && (once || o.exitWhenIdle === true) ? EXIT.failed : EXIT.ok;
   });
+}
+
+/**
+ * Runs the due schedules every `everyMs` until stopped: one read of the active schedules a round
+ * when none is due. An enqueue wakes the worker of this process at once. A failed round is
+ * reported and the next one tries again.
+ */
+function runSchedulesEvery(
+  schedules: Schedules,
+  everyMs: number,
+  onFired: (fired: FiredSlot) => void,
+  onError: (error: unknown) => void,
+): { stop(): Promise<void> } {
+  let stopped = false;
+  // Ends the pause of the round in progress, so that stop() does not wait a whole interval.
+  const pause = { end: () => {} };
+  const loop = (async () => {
+    while (!stopped) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, everyMs);
+        pause.end = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      if (stopped) return;
+      try {
+        for (const fired of await schedules.runDue()) onFired(fired);
+      } catch (error) {
+        onError(error);
+      }
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      pause.end();
+      await loop;
+    },
+  };
 }

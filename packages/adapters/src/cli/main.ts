@@ -8,6 +8,7 @@ import { registerJobsCommands } from "./jobs-commands.ts";
 import { registerMetricsCommands } from "./metrics-commands.ts";
 import { registerReceiverCommands } from "./receiver-commands.ts";
 import { registerRelayCommands } from "./relay-commands.ts";
+import { registerSchedulesCommands } from "./schedules-commands.ts";
 import { registerVizCommands } from "./viz-commands.ts";
 import type { CliContext, CliIo } from "./output.ts";
 
@@ -44,6 +45,7 @@ export function buildProgram(
   registerCheckCommands(program, context);
   registerDashboardCommands(program, context);
   registerEventsCommands(program, context);
+  registerSchedulesCommands(program, context);
   return program;
 }
 

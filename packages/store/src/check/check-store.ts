@@ -8,6 +8,7 @@ import { jobCheck } from "./job-check.ts";
 import { jobRetentionCheck } from "./job-retention-check.ts";
 import { ledgerAuditCheck } from "./ledger-audit-check.ts";
 import { messageCheck } from "./message-check.ts";
+import { scheduleCheck } from "./schedule-check.ts";
 import type { StreamTypeCheck } from "./stream-check.ts";
 
 /** Options of {@link checkStore}. */
@@ -32,7 +33,14 @@ export interface CheckReport {
 
 // Every check runs as one type, so the loop below treats them alike.
 type AnyCheck = StreamTypeCheck<unknown>;
-const CHECKS = [jobCheck, guidCheck, messageCheck, ledgerAuditCheck, jobRetentionCheck] as unknown as readonly AnyCheck[];
+const CHECKS = [
+  jobCheck,
+  guidCheck,
+  messageCheck,
+  ledgerAuditCheck,
+  jobRetentionCheck,
+  scheduleCheck,
+] as unknown as readonly AnyCheck[];
 
 interface OpenStream {
   readonly type: string;

@@ -7,6 +7,7 @@ import * as ledger from "./003-ledger.ts";
 import * as receiver from "./004-receiver.ts";
 import * as leanPositions from "./005-lean-positions.ts";
 import * as cancellation from "./007-cancellation.ts";
+import * as schedules from "./008-schedules.ts";
 import * as retention from "./009-retention.ts";
 import * as subscriptions from "./010-subscriptions.ts";
 
@@ -19,6 +20,7 @@ function migrationsFor(dialect: StoreDialect): Record<string, Migration> {
     "004-receiver": { up: (db) => receiver.up(db as Kysely<VerqDatabase>) },
     "005-lean-positions": { up: (db) => leanPositions.up(db as Kysely<VerqDatabase>, dialect) },
     "007-cancellation": { up: (db) => cancellation.up(db as Kysely<VerqDatabase>, dialect) },
+    "008-schedules": { up: (db) => schedules.up(db as Kysely<VerqDatabase>) },
     "009-retention": { up: (db) => retention.up(db as Kysely<VerqDatabase>, dialect) },
     "010-subscriptions": { up: (db) => subscriptions.up(db as Kysely<VerqDatabase>, dialect) },
   };

@@ -1,0 +1,132 @@
+import { CronExpressionParser } from "cron-parser";
+import { VerqError } from "./errors.ts";
+
+/** A schedule name (also a queue name): 1 to 100 of `A-Z a-z 0-9 . _ -`, starting with a letter or digit. */
+export const SCHEDULE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+/** The longest cron expression accepted, in characters. */
+export const MAX_CRON_LENGTH = 200;
+
+// 5 fields (minute precision) or 6 (seconds first), or an alias such as @hourly.
+const CRON_SHAPE = /^(?:@[a-z]+|\S+(?:\s+\S+){4,5})$/;
+
+/** Whether `name` may name a schedule or a queue (see {@link SCHEDULE_NAME_PATTERN}). */
+export function isValidScheduleName(name: unknown): name is string {
+  return typeof name === "string" && SCHEDULE_NAME_PATTERN.test(name);
+}
+
+/** Whether `timezone` is an IANA timezone this runtime knows (`UTC`, `Europe/Berlin`, …). */
+export function isValidTimezone(timezone: unknown): timezone is string {
+  if (typeof timezone !== "string" || timezone.length === 0 || timezone.length > 64) return false;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: timezone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether `cron` is a cron expression with at least one slot: 5 or 6 fields or an `@alias`, every
+ * field in range, and a date that can occur (not `0 0 30 2 *`). Parsed by `cron-parser`.
+ */
+export function isValidCron(cron: unknown): cron is string {
+  if (typeof cron !== "string" || cron.length > MAX_CRON_LENGTH || !CRON_SHAPE.test(cron.trim())) return false;
+  try {
+    CronExpressionParser.parse(cron, { currentDate: new Date(0), tz: "UTC" }).next();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks a schedule's name, cron expression and timezone before anything is written, with the
+ * same rules as the schedule machine's guards: `VERQ_INVALID_ARGUMENT` for a name,
+ * `VERQ_INVALID_CRON`, `VERQ_INVALID_TIMEZONE`. The message never quotes the value.
+ */
+export function checkScheduleDefinition(name: unknown, cron: unknown, timezone: unknown, queue: unknown): void {
+  if (!isValidScheduleName(name)) {
+    throw new VerqError(
+      "VERQ_INVALID_ARGUMENT",
+      "a schedule name is 1 to 100 of A-Z a-z 0-9 . _ - starting with a letter or digit",
+    );
+  }
+  if (!isValidCron(cron)) {
+    throw new VerqError(
+      "VERQ_INVALID_CRON",
+      "the cron expression must have 5 fields (or 6 with seconds first) in range, or be an @alias",
+    );
+  }
+  if (!isValidTimezone(timezone))
+    throw new VerqError("VERQ_INVALID_TIMEZONE", "the timezone must be an IANA name such as UTC or Europe/Berlin");
+  if (!isValidScheduleName(queue)) {
+    throw new VerqError("VERQ_INVALID_ARGUMENT", "a queue name is 1 to 100 of A-Z a-z 0-9 . _ - starting with a letter or digit");
+  }
+}
+
+/** The slot a scheduler should enqueue now, and the first earlier due slot the policy skipped, if any. */
+export interface DueSlot {
+  /** The latest slot at or before `now` (ms since the epoch). */
+  readonly slot: number;
+  /** The earliest due slot skipped in favour of `slot` (null when `slot` is the only one due). */
+  readonly firstMissed: number | null;
+}
+
+/**
+ * The missed-slot policy, as a pure function: of the slots of `cron` in `timezone` from `from` to
+ * `now` (both included), only the latest is due; the earlier ones (missed while no scheduler ran)
+ * are skipped and reported by the first of them. Null when no slot falls in the range. Around a
+ * DST change the slots are those `cron-parser` gives: a wall time that does not exist that day
+ * fires at the next one, and a wall time that occurs twice fires once.
+ */
+export function dueSlot(cron: string, timezone: string, from: number, now: number): DueSlot | null {
+  if (now < from) return null;
+  try {
+    const slot = latestSlot(cron, timezone, now);
+    if (slot < from) return null;
+    const first = nextSlot(cron, timezone, from - 1);
+    return { slot, firstMissed: first < slot ? first : null };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `time` (ms since the epoch) is exactly a slot of `cron` in `timezone`: the latest slot at `time`. */
+export function isCronSlot(cron: string, timezone: string, time: number): boolean {
+  try {
+    return latestSlot(cron, timezone, time) === time;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The latest slot at or before `time`. Slots are what `cron-parser`'s `next` steps to (its `prev`
+ * disagrees around DST changes), so this steps forward from two `prev` slots back.
+ */
+function latestSlot(cron: string, timezone: string, time: number): number {
+  const back = CronExpressionParser.parse(cron, { currentDate: new Date(time + 1), tz: timezone });
+  back.prev();
+  let cursor = back.prev().getTime();
+  for (let step = 0; step < 10; step++) {
+    const next = nextSlot(cron, timezone, cursor);
+    if (next > time) break;
+    cursor = next;
+  }
+  return cursor;
+}
+
+/** The first slot strictly after `after`. */
+function nextSlot(cron: string, timezone: string, after: number): number {
+  return CronExpressionParser.parse(cron, { currentDate: new Date(after), tz: timezone })
+    .next()
+    .getTime();
+}
+
+/**
+ * The id of the job that slot `slot` of schedule `name` enqueues: `schedule:<name>:<slot as ISO
+ * time>`. The same on every host, so enqueue's idempotency lets one job through per slot.
+ */
+export function scheduleJobId(name: string, slot: number): string {
+  return `schedule:${name}:${new Date(slot).toISOString()}`;
+}

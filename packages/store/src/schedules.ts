@@ -1,0 +1,234 @@
+import {
+  VerqError,
+  canonicalJson,
+  checkScheduleDefinition,
+  decideSchedule,
+  dueSlot,
+  isValidScheduleName,
+  isVerqError,
+  newSchedule,
+  scheduleCommands,
+  systemClock,
+  type Clock,
+  type DueSlot,
+  type JsonValue,
+  type Schedule,
+  type ScheduleCommand,
+  type ScheduleDecider,
+  type ScheduleEvent,
+  type ScheduleDecision,
+  type ScheduleRefusal,
+} from "@verq/core";
+import type { Kysely } from "kysely";
+import { commitChanges, decideMany, type StreamCommands } from "./command-path.ts";
+import type { EnqueueInput, JobQueue } from "./job-queue.ts";
+import type { VerqDatabase } from "./schema.ts";
+import { seamsOf, type SchedulesSeams } from "./seams.ts";
+import { selectSchedules } from "./sql/schedules/selectSchedules.ts";
+import type { VerqStore } from "./store.ts";
+import { scheduleStream } from "./streams/schedule-stream.ts";
+
+/** What a schedule does; `timezone` is `UTC`, `payload` null and `queue` `default` unless told. */
+export interface ScheduleInput {
+  /** 5 fields (minute precision), 6 (seconds first), or an `@alias` such as `@daily`. */
+  readonly cron: string;
+  /** An IANA timezone in which `cron` is read. */
+  readonly timezone?: string;
+  readonly payload?: unknown;
+  readonly queue?: string;
+}
+
+/** What {@link Schedules.schedule} did: `changed: false` when the schedule already had this definition. */
+export interface ScheduleResult {
+  readonly changed: boolean;
+  readonly schedule: Schedule;
+}
+
+/** One slot {@link Schedules.runDue} enqueued. */
+export interface FiredSlot {
+  readonly name: string;
+  readonly slot: number;
+  readonly jobId: string;
+  /** False when a job of that id already existed (it was enqueued otherwise): nothing was added. */
+  readonly created: boolean;
+  /** The first earlier due slot skipped by the missed-slot policy, or null. */
+  readonly firstMissed: number | null;
+}
+
+/** Settings of {@link Schedules}. */
+export interface SchedulesOptions {
+  readonly clock?: Clock;
+}
+
+/** How many times a fire is decided again after another scheduler appended to the schedule first. */
+const VERSION_RETRIES = 5;
+
+const DEFINE_ERRORS: Partial<Record<ScheduleRefusal, () => VerqError>> = {
+  "invalid-name": () => new VerqError("VERQ_INVALID_ARGUMENT", "invalid schedule name"),
+  "invalid-cron": () => new VerqError("VERQ_INVALID_CRON", "invalid cron expression"),
+  "invalid-timezone": () => new VerqError("VERQ_INVALID_TIMEZONE", "invalid timezone"),
+  "invalid-queue": () => new VerqError("VERQ_INVALID_ARGUMENT", "invalid queue name"),
+};
+
+/**
+ * Cron schedules that enqueue jobs. Each schedule is a stream decided by the schedule machine and
+ * projected into `schedules`. {@link runDue} enqueues, for each active schedule, its latest due
+ * slot as the job `schedule:<name>:<slot ISO time>` (see `scheduleJobId`) and records the slot, in
+ * one transaction: any number of schedulers on any number of hosts may run it, and each slot is
+ * enqueued once. Missed-slot policy: when several slots fell due since the last one enqueued (no
+ * scheduler ran for a while), only the latest is enqueued; the earlier ones are skipped, and the
+ * first of them is recorded in the `schedule.fired` event.
+ *
+ * @example
+ * const schedules = new Schedules(store, queue);
+ * await schedules.schedule("nightly-report", { cron: "0 2 * * *", timezone: "Europe/Berlin", payload: { report: "sales" } });
+ * setInterval(() => void schedules.runDue(), 1_000); // or let `verq jobs work` run them
+ */
+export class Schedules {
+  readonly #store: VerqStore;
+  readonly #queue: JobQueue;
+  readonly #clock: Clock;
+  readonly #decider: ScheduleDecider;
+
+  constructor(store: VerqStore, queue: JobQueue, options: SchedulesOptions = {}) {
+    this.#store = store;
+    this.#queue = queue;
+    this.#clock = options.clock ?? systemClock;
+    this.#decider = seamsOf<SchedulesSeams>(options).decider ?? decideSchedule;
+  }
+
+  /**
+   * Adds schedule `name`, or changes its definition; its slots count from now. Declaring the
+   * same definition again changes nothing (`changed: false`), so a service may declare its
+   * schedules on every start. Throws `VERQ_INVALID_ARGUMENT` (name, queue), `VERQ_INVALID_CRON`,
+   * `VERQ_INVALID_TIMEZONE` or `VERQ_INVALID_PAYLOAD`, writing nothing.
+   */
+  async schedule(name: string, input: ScheduleInput): Promise<ScheduleResult> {
+    const timezone = input?.timezone ?? "UTC";
+    const queue = input?.queue ?? "default";
+    checkScheduleDefinition(name, input?.cron, timezone, queue);
+    const payload = JSON.parse(canonicalJson(input.payload ?? null)) as JsonValue;
+    const definition = { cron: input.cron, timezone, payload, queue };
+    const { before, decision } = await this.#decide(name, (now) => scheduleCommands.define({ definition, now }));
+    if (decision.accepted) return { changed: true, schedule: decision.after };
+    if (decision.refusal === "unchanged") return { changed: false, schedule: before };
+    throw (
+      DEFINE_ERRORS[decision.refusal] ?? (() => new VerqError("VERQ_UNEXPECTED", `schedule refused: ${decision.refusal}`))
+    )();
+  }
+
+  /** Removes schedule `name`: `true` when it was active, `false` (nothing changed) when absent or already removed. */
+  async remove(name: string): Promise<boolean> {
+    checkName(name);
+    const { decision } = await this.#decide(name, (now) => scheduleCommands.remove({ now }));
+    return decision.accepted;
+  }
+
+  /** Schedule `name` (active or removed), or null when it was never added. */
+  async get(name: string): Promise<Schedule | null> {
+    checkName(name);
+    return (await selectSchedules(this.#store.db, { names: [name] }))[0] ?? null;
+  }
+
+  /** The active schedules (and the removed ones too with `all`), in name order. */
+  async list(options: { readonly all?: boolean } = {}): Promise<Schedule[]> {
+    return selectSchedules(this.#store.db, { activeOnly: options.all !== true });
+  }
+
+  /**
+   * Enqueues the due slot of every active schedule at `now` (the clock's by default) and records
+   * it; returns the slots this call enqueued. One read of the active schedules when nothing is
+   * due. A slot another scheduler recorded first is not enqueued again (the machine refuses it as
+   * `already-fired`, and its job id would make the enqueue a no-op anyway).
+   */
+  async runDue(now: number = this.#clock.now()): Promise<FiredSlot[]> {
+    const fired: FiredSlot[] = [];
+    for (const schedule of await selectSchedules(this.#store.db, { activeOnly: true })) {
+      if (dueFor(schedule, now) === null) continue;
+      const slot = await this.#fire(schedule.name, now);
+      if (slot !== null) fired.push(slot);
+    }
+    return fired;
+  }
+
+  /** Decides and records the due slot of one schedule and enqueues its job, in one transaction. */
+  async #fire(name: string, now: number): Promise<FiredSlot | null> {
+    return this.#retrying(() =>
+      this.#store.transaction(async (trx) => {
+        const current = await scheduleStream.load(trx, [name]);
+        const before = current.get(name);
+        const due = before === undefined ? null : dueFor(before, now);
+        if (before === undefined || due === null) return null;
+        const fire = scheduleCommands.fire({ slot: due.slot, firstMissed: due.firstMissed, now });
+        const items: StreamCommands<ScheduleCommand, Schedule>[] = [{ id: name, commands: [fire] }];
+        const { decided, changes } = decideMany(current, this.#decider, items, newSchedule);
+        const decision = decided[0]?.decision;
+        if (decision?.accepted !== true) return null;
+        // The job is the one the machine named in its `schedule.fired` event.
+        const jobId = firedJobId(decision.events);
+        const { created } = await this.#queue.enqueue(slotJob(before, jobId), { trx });
+        await commitChanges(trx, this.#store.dialect, scheduleStream, changes);
+        return { name, slot: due.slot, jobId, created, firstMissed: due.firstMissed };
+      }),
+    );
+  }
+
+  /** Load → decide → append, in one transaction. */
+  async #decide(
+    name: string,
+    command: (now: number) => ScheduleCommand,
+  ): Promise<{ before: Schedule; decision: ScheduleDecision }> {
+    return this.#retrying(() =>
+      this.#store.transaction(async (trx: Kysely<VerqDatabase>) => {
+        const current = await scheduleStream.load(trx, [name]);
+        const before = current.get(name) ?? newSchedule(name);
+        const item = { id: name, commands: [command(this.#clock.now())] };
+        const { decided, changes } = decideMany(current, this.#decider, [item], newSchedule);
+        await commitChanges(trx, this.#store.dialect, scheduleStream, changes);
+        const decision = decided[0]?.decision;
+        if (decision === undefined) throw new Error(`no decision for schedule ${name}`);
+        return { before, decision };
+      }),
+    );
+  }
+
+  /** Runs `work` again when another writer appended to the same schedule first. */
+  async #retrying<T>(work: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        if (attempt >= VERSION_RETRIES || !isVerqError(error, "VERQ_VERSION_CONFLICT")) throw error;
+      }
+    }
+  }
+}
+
+function firedJobId(events: readonly ScheduleEvent[]): string {
+  for (const event of events) if (event.type === "schedule.fired") return event.data.jobId;
+  throw new Error("an accepted fire emitted no schedule.fired event");
+}
+
+/** The due slot of `schedule` at `now`: slots count from its `since`, after its last slot. */
+function dueFor(schedule: Schedule, now: number): DueSlot | null {
+  const from = schedule.lastSlot === null ? schedule.since : Math.max(schedule.since, schedule.lastSlot + 1);
+  return dueSlot(schedule.cron, schedule.timezone, from, now);
+}
+
+/**
+ * The one place a schedule's slot becomes an enqueue input. `queue` is handed over here: named
+ * queues read it from the input; an enqueue that does not know the field leaves it aside.
+ */
+function slotJob(schedule: Schedule, id: string): EnqueueInput {
+  const input: EnqueueInput & { readonly queue: string } = { id, payload: schedule.payload, queue: schedule.queue };
+  return input;
+}
+
+function checkName(name: string): void {
+  if (!isValidScheduleName(name)) {
+    throw new VerqError(
+      "VERQ_INVALID_ARGUMENT",
+      "a schedule name is 1 to 100 of A-Z a-z 0-9 . _ - starting with a letter or digit",
+    );
+  }
+}
