@@ -5,6 +5,8 @@ export type { BatchColumnType, StoreDialect } from "./dialect/store-dialect.ts";
 export {
   JobQueue,
   MAX_BATCH_SIZE,
+  MAX_CLAIM_QUEUES,
+  type ClaimOptions,
   type ClaimedJob,
   type EnqueueInput,
   type EnqueueOptions,
@@ -15,10 +17,11 @@ export {
   type RedriveRecord,
   type RunOnceResult,
   type Sender,
+  type SetQueueLimitResult,
 } from "./job-queue.ts";
 export { JobWorker, type DrainOptions, type JobWorkerOptions, type JobWorkerReport, type JobWorkerResult } from "./job-worker.ts";
 export type { VerqDatabase } from "./schema.ts";
-export type { JobStats } from "./sql/jobs/selectJobStats.ts";
+export type { JobStats, QueueStats } from "./sql/jobs/selectJobStats.ts";
 export { readAllEvents } from "./sql/events/readAllEvents.ts";
 export type { StoredEvent } from "./sql/events/storedEvent.ts";
 export { VerqStore, openStore, type OpenStoreOptions, type SqliteStoreOptions } from "./store.ts";

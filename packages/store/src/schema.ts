@@ -41,6 +41,9 @@ export interface JobsTable {
   reason: string | null;
   dead_since: number | null;
   ordering_key: string | null;
+  /** The job's named queue (`default` for jobs written before migration 006). */
+  queue: string;
+  priority: number;
   lease_expiries: number;
   enqueued_at: number;
   /** Position of the `job.enqueued` event: the enqueue order that ordering keys follow. */
@@ -59,6 +62,15 @@ export interface RedrivesTable {
   at_ms: number;
   /** The operator's ticket id (SPEC J6): never free text. */
   note: string;
+}
+
+/** The `queues` projection: one row per queue that ever had a limit, the fold of its `queue` stream. */
+export interface QueuesTable {
+  name: string;
+  /** The most jobs of the queue leased at once; null: no limit. */
+  max_leased: number | null;
+  updated_at: number;
+  version: number;
 }
 
 /** Operational counters that are not part of any job's state (e.g. stale finishes refused). */
@@ -83,6 +95,7 @@ export interface VerqDatabase {
   events: EventsTable;
   jobs: JobsTable;
   redrives: RedrivesTable;
+  queues: QueuesTable;
   counters: CountersTable;
   receipts: ReceiptsTable;
 }

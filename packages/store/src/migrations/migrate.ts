@@ -6,6 +6,7 @@ import * as files from "./002-files.ts";
 import * as ledger from "./003-ledger.ts";
 import * as receiver from "./004-receiver.ts";
 import * as leanPositions from "./005-lean-positions.ts";
+import * as queues from "./006-queues.ts";
 
 /** Every migration in order. Names sort; never rename or edit one that has shipped. */
 function migrationsFor(dialect: StoreDialect): Record<string, Migration> {
@@ -15,6 +16,7 @@ function migrationsFor(dialect: StoreDialect): Record<string, Migration> {
     "003-ledger": { up: (db) => ledger.up(db as Kysely<VerqDatabase>) },
     "004-receiver": { up: (db) => receiver.up(db as Kysely<VerqDatabase>) },
     "005-lean-positions": { up: (db) => leanPositions.up(db as Kysely<VerqDatabase>, dialect) },
+    "006-queues": { up: (db) => queues.up(db as Kysely<VerqDatabase>) },
   };
 }
 

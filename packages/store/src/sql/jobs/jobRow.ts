@@ -29,6 +29,8 @@ const JOB_COLUMN_NAMES = [
   "enqueued_at",
   "updated_at",
   "version",
+  "queue",
+  "priority",
 ] as const satisfies readonly (keyof JobRow)[];
 export const JOB_COLUMNS = JOB_COLUMN_NAMES.join(", ");
 
@@ -58,6 +60,8 @@ export function valuesToJob(values: readonly unknown[]): Job {
     enqueuedAt: Number(values[14]),
     updatedAt: Number(values[15]),
     version: Number(values[16]),
+    queue: values[17] as string,
+    priority: Number(values[18]),
   };
 }
 
@@ -86,6 +90,8 @@ export function jobToRow(job: Job, payloadJson: string, enqueuePosition: number)
     id: job.id,
     payload: payloadJson,
     ordering_key: job.orderingKey,
+    queue: job.queue,
+    priority: job.priority,
     enqueued_at: job.enqueuedAt,
     enqueue_position: enqueuePosition,
     ...mutableColumns(job),
@@ -107,6 +113,8 @@ export const JOB_COLUMN_TYPES: Readonly<Record<keyof JobRow, BatchColumnType>> =
   reason: "text",
   dead_since: "bigint",
   ordering_key: "text",
+  queue: "text",
+  priority: "integer",
   lease_expiries: "integer",
   enqueued_at: "bigint",
   enqueue_position: "bigint",

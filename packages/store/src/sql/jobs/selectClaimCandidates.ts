@@ -6,9 +6,10 @@ import { readRows } from "../readRows.ts";
 import { JOB_COLUMNS, valuesToJob } from "./jobRow.ts";
 
 /**
- * Jobs that may be claimable at `now`: leased with an expired lease (`lease_until <= now`), or
- * pending and due (`available_at <= now`), oldest first, through the partial indexes
- * `jobs_leased_expiry` and `jobs_pending_due`. A job with an ordering key is a candidate only
+ * Jobs of `queues` that may be claimable at `now`: leased with an expired lease
+ * (`lease_until <= now`, oldest lease first), or pending and due (`available_at <= now`: higher
+ * priority first, then due time and enqueue order), through the partial indexes
+ * `jobs_leased_expiry` and `jobs_pending_due` (by queue, priority, due time, enqueue order). A job with an ordering key is a candidate only
  * while no earlier job of its group is unfinished (a dead head blocks its own group only).
  *
  * This only narrows the search: the job machine decides each claim.
@@ -18,7 +19,9 @@ export async function selectClaimCandidates(
   dialect: StoreDialect,
   now: number,
   limit: number,
+  queues: readonly string[],
 ): Promise<Job[]> {
+  const inQueues = sql<boolean>`j.queue in (${sql.join(queues)})`;
   const headOfGroup = sql<boolean>`(j.ordering_key is null or not exists (
       select 1 from jobs h where h.ordering_key = j.ordering_key
         and h.enqueue_position < j.enqueue_position and h.state <> 'done'))`;
@@ -37,7 +40,7 @@ export async function selectClaimCandidates(
     db,
     dialect,
     sql`select ${columns} from jobs j
-      where j.state = 'leased' and j.lease_until <= ${now} and ${headOfGroup}
+      where j.state = 'leased' and j.lease_until <= ${now} and ${inQueues} and ${headOfGroup}
       order by j.lease_until, j.enqueue_position limit ${fetch(limit)} ${lock}`.compile(db),
   );
   const expiredRows = expired.slice(0, limit);
@@ -50,8 +53,8 @@ export async function selectClaimCandidates(
             db,
             dialect,
             sql`select ${columns} from jobs j
-              where j.state = 'pending' and j.available_at <= ${now} and ${headOfGroup}
-              order by j.available_at, j.enqueue_position limit ${fetch(remaining)} ${lock}`.compile(db),
+              where j.state = 'pending' and ${inQueues} and j.available_at <= ${now} and ${headOfGroup}
+              order by j.priority desc, j.available_at, j.enqueue_position limit ${fetch(remaining)} ${lock}`.compile(db),
           )
         ).slice(0, remaining);
   return [...expiredRows, ...due].map(valuesToJob);
