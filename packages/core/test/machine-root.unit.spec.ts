@@ -7,6 +7,7 @@ describe("rootTransitions", () => {
     const root = rootTransitions(machineGraph(VERQ_MACHINES.job));
     expect([...root.keys()]).toEqual(["job.enqueue", "job.claim", "job.finish", "job.heartbeat", "job.redrive"]);
     expect(root.get("job.enqueue")?.map((t) => [t.edge.guard, t.edge.actions, t.states])).toEqual([
+      ["queueOrPriorityDiffers", ["refuse:payload-conflict"], ["pending", "leased", "done", "dead"]],
       ["samePayload", ["refuse:already-enqueued"], ["pending", "leased", "done", "dead"]],
       [null, ["refuse:payload-conflict"], ["pending", "leased", "done", "dead"]],
     ]);
