@@ -424,11 +424,13 @@ export class JobQueue {
       return load === undefined || load.maxLeased === null || load.leased < load.maxLeased;
     };
     while (claimed.length < max) {
-      // Full queues are left out of the search; the machine's queueFull guard still decides each claim.
-      const open = queues.filter(hasRoom);
-      if (open.length === 0) break;
-      // Some candidates do not end leased (an expired last attempt goes dead): ask again.
-      const candidates = await selectClaimCandidates(trx, this.#store.dialect, now, Math.max(8, max - claimed.length), open);
+      // Full queues are left out of the search for pending jobs; the machine's queueFull guard
+      // still decides each claim. Some candidates do not end leased (an expired last attempt goes
+      // dead): ask again.
+      const candidates = await selectClaimCandidates(trx, this.#store.dialect, now, Math.max(8, max - claimed.length), {
+        expired: queues,
+        due: queues.filter(hasRoom),
+      });
       const changes: StreamChange<JobStreamState, JobEvent>[] = [];
       for (const job of candidates) {
         if (claimed.length >= max) break;

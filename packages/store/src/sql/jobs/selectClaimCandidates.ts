@@ -6,8 +6,8 @@ import { readRows } from "../readRows.ts";
 import { JOB_COLUMNS, valuesToJob } from "./jobRow.ts";
 
 /**
- * Jobs of `queues` that may be claimable at `now`: leased with an expired lease
- * (`lease_until <= now`, oldest lease first), or pending and due (`available_at <= now`: higher
+ * Jobs that may be claimable at `now`: leased with an expired lease (`lease_until <= now`,
+ * oldest lease first) in `queues.expired`, or pending and due in `queues.due` (`available_at <= now`: higher
  * priority first, then due time and enqueue order), through the partial indexes
  * `jobs_leased_expiry` and `jobs_pending_due` (by queue, priority, due time, enqueue order). A job with an ordering key is a candidate only
  * while no earlier job of its group is unfinished (a dead head blocks its own group only).
@@ -19,9 +19,10 @@ export async function selectClaimCandidates(
   dialect: StoreDialect,
   now: number,
   limit: number,
-  queues: readonly string[],
+  queues: { readonly expired: readonly string[]; readonly due: readonly string[] },
 ): Promise<Job[]> {
-  const inQueues = sql<boolean>`j.queue in (${sql.join(queues)})`;
+  // A full queue still hands over its expired leases (that keeps its count), so the two lists differ.
+  const inQueues = (names: readonly string[]) => sql<boolean>`j.queue in (${sql.join(names)})`;
   const headOfGroup = sql<boolean>`(j.ordering_key is null or not exists (
       select 1 from jobs h where h.ordering_key = j.ordering_key
         and h.enqueue_position < j.enqueue_position and h.state <> 'done'))`;
@@ -40,20 +41,20 @@ export async function selectClaimCandidates(
     db,
     dialect,
     sql`select ${columns} from jobs j
-      where j.state = 'leased' and j.lease_until <= ${now} and ${inQueues} and ${headOfGroup}
+      where j.state = 'leased' and j.lease_until <= ${now} and ${inQueues(queues.expired)} and ${headOfGroup}
       order by j.lease_until, j.enqueue_position limit ${fetch(limit)} ${lock}`.compile(db),
   );
   const expiredRows = expired.slice(0, limit);
   const remaining = limit - expiredRows.length;
   const due =
-    remaining <= 0
+    remaining <= 0 || queues.due.length === 0
       ? []
       : (
           await readRows(
             db,
             dialect,
             sql`select ${columns} from jobs j
-              where j.state = 'pending' and ${inQueues} and j.available_at <= ${now} and ${headOfGroup}
+              where j.state = 'pending' and ${inQueues(queues.due)} and j.available_at <= ${now} and ${headOfGroup}
               order by j.priority desc, j.available_at, j.enqueue_position limit ${fetch(remaining)} ${lock}`.compile(db),
           )
         ).slice(0, remaining);
