@@ -6,6 +6,7 @@ import { guidCheck } from "./guid-check.ts";
 import { jobCheck } from "./job-check.ts";
 import { ledgerAuditCheck } from "./ledger-audit-check.ts";
 import { messageCheck } from "./message-check.ts";
+import { queueCheck } from "./queue-check.ts";
 import type { StreamTypeCheck } from "./stream-check.ts";
 
 /** Options of {@link checkStore}. */
@@ -30,7 +31,7 @@ export interface CheckReport {
 
 // Every check runs as one type, so the loop below treats them alike.
 type AnyCheck = StreamTypeCheck<unknown>;
-const CHECKS = [jobCheck, guidCheck, messageCheck, ledgerAuditCheck] as unknown as readonly AnyCheck[];
+const CHECKS = [jobCheck, guidCheck, messageCheck, ledgerAuditCheck, queueCheck] as unknown as readonly AnyCheck[];
 
 interface OpenStream {
   readonly type: string;
@@ -46,7 +47,7 @@ interface OpenStream {
  * problem as a {@link Finding}: versions not contiguous from 1, positions going backwards within
  * a stream, events a fold refuses, job tokens that do not rise by exactly one per claim or that
  * a redrive changed, more than one accepted outcome per (job, token) or one for a token that is
- * not current, projection rows (`jobs`, `redrives`, `ledger`, `messages`, `processed`,
+ * not current, projection rows (`jobs`, `redrives`, `queues`, `ledger`, `messages`, `processed`,
  * `message_duplicates`) that differ from the fold of their events or that no events explain,
  * a ledger entry deleted while not DONE, and a purge that left events of a GUID it lists.
  *
