@@ -5,6 +5,7 @@ import { failpoint } from "../failpoints.ts";
 import { clockFromEnv } from "./clock-from-env.ts";
 import { onStopSignal, untilStopSignal, parseDuration, parseHttpUrl, parseWholeNumber, runCommand, withStore } from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
+import { parseQueueNames } from "./queue-options.ts";
 import type { DbOptions } from "./options.ts";
 import { emit, reportError, type CliContext } from "./output.ts";
 
@@ -17,6 +18,7 @@ const describeResult = (r: JobWorkerResult): string => `${r.id} token=${r.token}
 export interface WorkOptions extends DbOptions {
   readonly target: string;
   readonly owner: string;
+  readonly queue?: string;
   readonly lease: string;
   readonly once?: boolean;
   readonly concurrency: string;
@@ -41,6 +43,7 @@ async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
   // Everything is checked before the store is opened: a bad option claims nothing.
   const target = parseHttpUrl(o.target, "--target");
   const owner = checkIdentifier(o.owner, "--owner", "VERQ_INVALID_ARGUMENT");
+  const queues = o.queue === undefined ? undefined : parseQueueNames(o.queue, "--queue");
   const leaseMs = checkLeaseMs(parseDuration(o.lease, "--lease"));
   const concurrency = parseWholeNumber(o.concurrency, "--concurrency", { min: 1, max: MAX_BATCH_SIZE });
   const idleMs = parseDuration(o.poll, "--poll", { min: 1, max: 3_600_000 });
@@ -60,6 +63,7 @@ async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
       owner,
       sender,
       leaseMs,
+      ...(queues === undefined ? {} : { queues }),
       idleMs,
       // --once is at most one job: one claim of one job.
       concurrency: once ? 1 : concurrency,
