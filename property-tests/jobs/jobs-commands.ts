@@ -10,12 +10,14 @@ import { FinishCommand } from "./finish.command.ts";
 import { HeartbeatCommand } from "./heartbeat.command.ts";
 import type { JobsCommand } from "./jobs-command.ts";
 import { RedriveCommand } from "./redrive.command.ts";
+import { SetQueueLimitCommand } from "./set-queue-limit.command.ts";
 import { WorkerDiesCommand } from "./worker-dies.command.ts";
 
 /**
  * Every command of the jobs model, as arbitraries for `fc.commands`. Enqueues, claims and finishes
  * are listed twice: they are what moves jobs along, and they make dead jobs common enough to redrive.
  * The batch forms (`claimMany`, `finishMany`) must behave as their single forms run in sequence.
+ * Jobs go to 3 named queues with 3 priorities, and `setQueueLimit` limits them.
  */
 export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
   return [
@@ -34,5 +36,6 @@ export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
     WorkerDiesCommand.arbitrary(),
     RedriveCommand.arbitrary(),
     RedriveCommand.arbitrary(),
+    SetQueueLimitCommand.arbitrary(),
   ];
 }

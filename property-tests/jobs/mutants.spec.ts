@@ -21,6 +21,7 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   "deadline checked before the budget": /Got error: \[(model|J4 retry|decided finish|decided finishMany)\]/,
   "enqueue accepts a conflicting payload": /Got error: \[J2 conflict\]/,
   "redrive ignores the rate limit": /Got error: \[J6 VERQ_REDRIVE_RATE_LIMITED\]/,
+  "claim ignores the queue limit": /Got error: \[queue limit\]/,
 };
 
 /**
