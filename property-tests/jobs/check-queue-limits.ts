@@ -12,10 +12,10 @@ export function leasedByQueue(m: JobsModel): Map<string, number> {
  * past its limit. A count already above a limit that was lowered may stay; it must not grow.
  */
 export async function checkQueueLimits(m: JobsModel, r: JobsReal, before: ReadonlyMap<string, number>): Promise<void> {
-  const { queues } = await r.queue.stats();
+  const leasedJobs = await r.queue.list("leased", { limit: 1_000 });
   for (const queue of JOB_QUEUES) {
     const limit = m.limits.get(queue);
-    const leased = queues[queue]?.leased ?? 0;
+    const leased = leasedJobs.filter((j) => j.queue === queue).length;
     const was = before.get(queue) ?? 0;
     if (limit !== undefined && leased > was && leased > limit) {
       modelFail("queue limit", `queue ${queue} went from ${was} to ${leased} leased; its limit is ${limit}`);
