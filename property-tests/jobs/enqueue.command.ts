@@ -4,7 +4,7 @@ import { checkDecided, decideInOrder, jobsBefore } from "./check-decided.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import { expectVerqError } from "./expect-verq-error.ts";
 import type { JobsCommand } from "./jobs-command.ts";
-import { JOB_IDS, JOB_PRIORITIES, JOB_QUEUES, type JobsModel } from "./jobs-model.ts";
+import { DRAWN_QUEUES, JOB_IDS, JOB_PRIORITIES, type JobsModel } from "./jobs-model.ts";
 import type { JobsReal } from "./jobs-real.ts";
 import { modelEqual } from "./model-assert.ts";
 import { storeSnapshot } from "./store-snapshot.ts";
@@ -38,7 +38,7 @@ export class EnqueueCommand implements JobsCommand {
         maxAttempts: fc.integer({ min: 1, max: 3 }),
         deadlineInMs: fc.integer({ min: 1, max: 250 }),
         availableInMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 30 })),
-        queue: fc.constantFrom(...JOB_QUEUES),
+        queue: fc.constantFrom(...DRAWN_QUEUES),
         priority: fc.constantFrom(...JOB_PRIORITIES),
       })
       .map(

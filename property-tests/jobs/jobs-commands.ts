@@ -37,5 +37,6 @@ export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
     RedriveCommand.arbitrary(),
     RedriveCommand.arbitrary(),
     SetQueueLimitCommand.arbitrary(),
+    SetQueueLimitCommand.arbitrary(),
   ];
 }

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { checkInvariants } from "./check-invariants.ts";
 import type { JobsCommand } from "./jobs-command.ts";
-import { JOB_QUEUES, type JobsModel } from "./jobs-model.ts";
+import { DRAWN_QUEUES, type JobsModel } from "./jobs-model.ts";
 import type { JobsReal } from "./jobs-real.ts";
 import { modelEqual } from "./model-assert.ts";
 import { storeSnapshot } from "./store-snapshot.ts";
@@ -19,7 +19,7 @@ export class SetQueueLimitCommand implements JobsCommand {
 
   static arbitrary(): fc.Arbitrary<JobsCommand> {
     return fc
-      .record({ queue: fc.constantFrom(...JOB_QUEUES), maxLeased: fc.constantFrom(null, 1, 1, 2) })
+      .record({ queue: fc.constantFrom(...DRAWN_QUEUES), maxLeased: fc.constantFrom(null, 1, 1, 2) })
       .map((c) => new SetQueueLimitCommand(c.queue, c.maxLeased));
   }
 
