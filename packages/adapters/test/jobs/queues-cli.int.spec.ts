@@ -1,6 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.ts";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
@@ -104,6 +106,22 @@ for (const engine of ENGINES) {
       expect(stats.queues).toEqual({ mail: { byState: { pending: 0, leased: 0, done: 3, dead: 0 }, leased: 0, maxLeased: 1 } });
       const removed = await verq("queues", "limit", "mail", "--db", db, "--none");
       expect([removed.code, removed.out]).toEqual([0, "queue mail: unlimited\n"]);
+    });
+
+    it("enqueue --from takes queue and priority per NDJSON line; a bad one is named by its line", async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), "verq-queues-"));
+      try {
+        const file = path.join(dir, "jobs.ndjson");
+        writeFileSync(file, '{"id":"a","payload":1,"queue":"mail","priority":-3}\n{"id":"b","payload":2}\n');
+        expect((await verq("jobs", "enqueue", "--db", db, "--from", file)).code).toBe(0);
+        const a = json((await verq("jobs", "show", "a", "--db", db, "--json")).out);
+        expect(a).toMatchObject({ id: "a", queue: "mail", priority: -3 });
+        writeFileSync(file, '{"id":"c","payload":1}\n{"id":"d","payload":1,"priority":5000}\n');
+        const bad = await verq("jobs", "enqueue", "--db", db, "--from", file);
+        expect([bad.code, bad.err]).toEqual([2, expect.stringContaining("line 2: VERQ_INVALID_ARGUMENT")]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it("bad options exit 2 and change nothing, before the store is opened", async () => {
