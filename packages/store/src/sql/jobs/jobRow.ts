@@ -33,6 +33,10 @@ const JOB_COLUMN_NAMES = [
   "priority",
 ] as const satisfies readonly (keyof JobRow)[];
 export const JOB_COLUMNS = JOB_COLUMN_NAMES.join(", ");
+/** How many columns {@link JOB_COLUMNS} lists: a query may select more after them. */
+export const JOB_COLUMN_COUNT = JOB_COLUMN_NAMES.length;
+/** The place of `name` in {@link JOB_COLUMNS}. */
+export const columnIndex = (name: (typeof JOB_COLUMN_NAMES)[number]): number => JOB_COLUMN_NAMES.indexOf(name);
 
 /** Maps a projection row read as an object (the cold paths: one job, a listing) to the domain's `Job`. */
 export function rowToJob(row: JobRow): Job {

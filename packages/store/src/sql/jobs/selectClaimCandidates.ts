@@ -3,7 +3,10 @@ import { sql, type Kysely } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
 import { readRows } from "../readRows.ts";
-import { JOB_COLUMNS, valuesToJob } from "./jobRow.ts";
+import { JOB_COLUMNS, JOB_COLUMN_COUNT, columnIndex, valuesToJob } from "./jobRow.ts";
+
+const PRIORITY = columnIndex("priority");
+const AVAILABLE_AT = columnIndex("available_at");
 
 /**
  * Jobs that may be claimable at `now`: leased with an expired lease (`lease_until <= now`,
@@ -46,17 +49,33 @@ export async function selectClaimCandidates(
   );
   const expiredRows = expired.slice(0, limit);
   const remaining = limit - expiredRows.length;
-  const due =
-    remaining <= 0 || queues.due.length === 0
-      ? []
-      : (
-          await readRows(
-            db,
-            dialect,
-            sql`select ${columns} from jobs j
-              where j.state = 'pending' and ${inQueues(queues.due)} and j.available_at <= ${now} and ${headOfGroup}
-              order by j.priority desc, j.available_at, j.enqueue_position limit ${fetch(remaining)} ${lock}`.compile(db),
-          )
-        ).slice(0, remaining);
-  return [...expiredRows, ...due].map(valuesToJob);
+  // One walk of `jobs_pending_due` per queue, each stopping at its LIMIT, merged here in claim
+  // order: an IN list over several queues cannot be read from the index in that order, and both
+  // engines then scanned and sorted the whole table. The enqueue position rides along, last.
+  const due: unknown[][] = [];
+  if (remaining > 0) {
+    for (const queue of queues.due) {
+      due.push(
+        ...(await readRows(
+          db,
+          dialect,
+          sql`select ${columns}, j.enqueue_position from jobs j
+            where j.state = 'pending' and j.queue = ${queue} and j.available_at <= ${now} and ${headOfGroup}
+            order by j.priority desc, j.available_at, j.enqueue_position limit ${fetch(remaining)} ${lock}`.compile(db),
+        )),
+      );
+    }
+    if (queues.due.length > 1) due.sort(claimOrder);
+  }
+  return [...expiredRows, ...due.slice(0, remaining)].map(valuesToJob);
+}
+
+/** Higher priority first, then earlier due time, then enqueue order: on rows of JOB_COLUMNS plus the enqueue position. */
+function claimOrder(a: readonly unknown[], b: readonly unknown[]): number {
+  const [priority, availableAt, position] = [PRIORITY, AVAILABLE_AT, JOB_COLUMN_COUNT];
+  return (
+    Number(b[priority]) - Number(a[priority]) ||
+    Number(a[availableAt]) - Number(b[availableAt]) ||
+    Number(a[position]) - Number(b[position])
+  );
 }
