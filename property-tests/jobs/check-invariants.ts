@@ -1,6 +1,6 @@
 import { foldJob, type JobEvent, type JobState } from "@verq/core";
 import type { StoredEvent } from "@verq/store";
-import { JOB_IDS, type JobsModel } from "./jobs-model.ts";
+import { JOB_IDS, JOB_QUEUES, type JobsModel } from "./jobs-model.ts";
 import type { JobsReal } from "./jobs-real.ts";
 import { modelEqual, modelFail } from "./model-assert.ts";
 
@@ -23,7 +23,8 @@ export function toJobEvent(stored: StoredEvent): JobEvent {
  * - model: every job's projection is exactly what the reference model expects;
  * - cancel: a cancelled job is never finished `ok`: no `job.completed` follows a `job.cancelled`
  *   in its stream unless a `job.redriven` came between;
- * - J6/J7: `stats().lastRedrive` is the last accepted redrive.
+ * - J6/J7: `stats().lastRedrive` is the last accepted redrive;
+ * - queues: `stats().queues` has each queue's leased count and limit as the model has them.
  */
 export async function checkInvariants(m: JobsModel, r: JobsReal): Promise<void> {
   modelEqual("clock", "the manual clock", r.clock.now(), m.now);
@@ -70,6 +71,12 @@ export async function checkInvariants(m: JobsModel, r: JobsReal): Promise<void> 
   const sum = STATES.reduce((n, s) => n + stats.byState[s], 0);
   if (sum !== m.jobs.size || stats.total !== m.jobs.size) {
     modelFail("d stats", `byState sums to ${sum} (total ${stats.total}), ${m.jobs.size} jobs were enqueued`);
+  }
+  for (const queue of JOB_QUEUES) {
+    const figures = stats.queues[queue];
+    const want = { leased: m.leasedIn(queue), maxLeased: m.limits.get(queue) ?? null };
+    const got = figures === undefined ? { leased: 0, maxLeased: null } : { leased: figures.leased, maxLeased: figures.maxLeased };
+    modelEqual("queue stats", `stats().queues.${queue}`, got, want);
   }
   const last = stats.lastRedrive;
   modelEqual(

@@ -3,7 +3,8 @@ import { jobCommands } from "@verq/core";
 import { checkDecided, claimedInOrder, jobsBefore } from "./check-decided.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import type { JobsCommand } from "./jobs-command.ts";
-import { WORKERS, type JobsModel } from "./jobs-model.ts";
+import { checkQueueLimits, leasedByQueue } from "./check-queue-limits.ts";
+import { JOB_QUEUES, WORKERS, type JobsModel } from "./jobs-model.ts";
 import type { JobsReal } from "./jobs-real.ts";
 import { modelEqual, modelFail } from "./model-assert.ts";
 
@@ -38,10 +39,16 @@ export class ClaimManyCommand implements JobsCommand {
     const claimable = m.claimable();
     const doomed = m.doomed();
     const jobs = await jobsBefore(r);
-    const got = await r.queue.claimMany(this.worker, this.max, { leaseMs: this.leaseMs });
-    const expectedCount = Math.min(this.max, claimable.length);
+    const leasedBefore = leasedByQueue(m);
+    const expectedCount = m.claimCapacity(this.max);
+    const got = await r.queue.claimMany(this.worker, this.max, { leaseMs: this.leaseMs, queues: JOB_QUEUES });
+    // The limit first: a batch past it also has the wrong size, but this is the rule it breaks.
+    await checkQueueLimits(m, r, leasedBefore);
     if (got.length !== expectedCount) {
-      modelFail("J3 claimMany", `claimed ${got.length} of max ${this.max} while ${claimable.length} were claimable`);
+      modelFail(
+        "J3 claimMany",
+        `claimed ${got.length} of max ${this.max}; the claimable jobs and free slots give ${expectedCount}`,
+      );
     }
     if (new Set(got.map((j) => j.id)).size !== got.length) modelFail("a tokens", `one batch handed out a job twice`);
     for (const job of got) {

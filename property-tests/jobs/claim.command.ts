@@ -3,7 +3,8 @@ import { jobCommands } from "@verq/core";
 import { checkDecided, claimedInOrder, jobsBefore } from "./check-decided.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import type { JobsCommand } from "./jobs-command.ts";
-import { WORKERS, type JobsModel } from "./jobs-model.ts";
+import { checkQueueLimits, leasedByQueue } from "./check-queue-limits.ts";
+import { JOB_QUEUES, WORKERS, type JobsModel } from "./jobs-model.ts";
 import type { JobsReal } from "./jobs-real.ts";
 import { modelEqual, modelFail } from "./model-assert.ts";
 
@@ -33,7 +34,8 @@ export class ClaimCommand implements JobsCommand {
     const claimable = m.claimable();
     const doomed = m.doomed();
     const jobs = await jobsBefore(r);
-    const got = await r.queue.claim(this.worker, { leaseMs: this.leaseMs });
+    const leasedBefore = leasedByQueue(m);
+    const got = await r.queue.claim(this.worker, { leaseMs: this.leaseMs, queues: JOB_QUEUES });
     if (got === null) {
       if (claimable.length > 0) {
         modelFail("J3 claim", `returned null while ${claimable.map((j) => j.id).join(", ")} could be claimed`);
@@ -56,6 +58,7 @@ export class ClaimCommand implements JobsCommand {
         if ((await r.queue.get(job.id))?.state === "dead") m.jobs.set(job.id, m.expiredExhausted(job));
       }
     }
+    await checkQueueLimits(m, r, leasedBefore);
     const command = jobCommands.claim({ owner: this.worker, leaseMs: this.leaseMs, now: m.now });
     await checkDecided(r, "claim", jobs, await claimedInOrder(r, jobs, command));
     await checkInvariants(m, r);

@@ -4,15 +4,16 @@ import { checkDecided, decideInOrder, jobsBefore } from "./check-decided.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import { expectVerqError } from "./expect-verq-error.ts";
 import type { JobsCommand } from "./jobs-command.ts";
-import { JOB_IDS, type JobsModel } from "./jobs-model.ts";
+import { DRAWN_QUEUES, JOB_IDS, JOB_PRIORITIES, type JobsModel } from "./jobs-model.ts";
 import type { JobsReal } from "./jobs-real.ts";
 import { modelEqual } from "./model-assert.ts";
 import { storeSnapshot } from "./store-snapshot.ts";
 
 /**
- * J2: enqueues `id`. A new id is created pending; an existing id with the same payload (keys in
- * any order) is a no-op whatever the other fields; with a different payload it throws
- * `VERQ_ENQUEUE_CONFLICT` and changes nothing.
+ * J2: enqueues `id` into a queue with a priority. A new id is created pending; an existing id
+ * with the same payload (keys in any order), queue and priority is a no-op whatever the other
+ * fields; with a different payload, queue or priority it throws `VERQ_ENQUEUE_CONFLICT` and
+ * changes nothing.
  */
 export class EnqueueCommand implements JobsCommand {
   constructor(
@@ -23,6 +24,8 @@ export class EnqueueCommand implements JobsCommand {
     readonly maxAttempts: number,
     readonly deadlineInMs: number,
     readonly availableInMs: number,
+    readonly queue: string,
+    readonly priority: number,
   ) {}
 
   static arbitrary(): fc.Arbitrary<JobsCommand> {
@@ -35,8 +38,13 @@ export class EnqueueCommand implements JobsCommand {
         maxAttempts: fc.integer({ min: 1, max: 3 }),
         deadlineInMs: fc.integer({ min: 1, max: 250 }),
         availableInMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 30 })),
+        queue: fc.constantFrom(...DRAWN_QUEUES),
+        priority: fc.constantFrom(...JOB_PRIORITIES),
       })
-      .map((c) => new EnqueueCommand(c.id, c.sku, c.qty, c.qtyFirst, c.maxAttempts, c.deadlineInMs, c.availableInMs));
+      .map(
+        (c) =>
+          new EnqueueCommand(c.id, c.sku, c.qty, c.qtyFirst, c.maxAttempts, c.deadlineInMs, c.availableInMs, c.queue, c.priority),
+      );
   }
 
   check(): boolean {
@@ -45,13 +53,16 @@ export class EnqueueCommand implements JobsCommand {
 
   async run(m: JobsModel, r: JobsReal): Promise<void> {
     const payload = this.qtyFirst ? { qty: this.qty, sku: this.sku } : { sku: this.sku, qty: this.qty };
-    const payloadKey = `${this.sku}x${this.qty}`;
+    // One job per id: the same payload in the same queue with the same priority, else a conflict.
+    const payloadKey = `${this.sku}x${this.qty}@${this.queue}/${this.priority}`;
     const input = {
       id: this.id,
       payload,
       maxAttempts: this.maxAttempts,
       deadline: m.now + this.deadlineInMs,
       availableAt: m.now + this.availableInMs,
+      queue: this.queue,
+      priority: this.priority,
     };
     const jobs = await jobsBefore(r);
     const command = jobCommands.enqueue({
@@ -83,6 +94,6 @@ export class EnqueueCommand implements JobsCommand {
   }
 
   toString(): string {
-    return `enqueue(${this.id}, ${this.sku}x${this.qty}, max=${this.maxAttempts}, deadline=+${this.deadlineInMs}, at=+${this.availableInMs})`;
+    return `enqueue(${this.id}, ${this.sku}x${this.qty}, max=${this.maxAttempts}, deadline=+${this.deadlineInMs}, at=+${this.availableInMs}, ${this.queue}, priority=${this.priority})`;
   }
 }

@@ -11,6 +11,7 @@ import { FinishCommand } from "./finish.command.ts";
 import { HeartbeatCommand } from "./heartbeat.command.ts";
 import type { JobsCommand } from "./jobs-command.ts";
 import { RedriveCommand } from "./redrive.command.ts";
+import { SetQueueLimitCommand } from "./set-queue-limit.command.ts";
 import { WorkerDiesCommand } from "./worker-dies.command.ts";
 
 /**
@@ -18,6 +19,7 @@ import { WorkerDiesCommand } from "./worker-dies.command.ts";
  * are listed twice: they are what moves jobs along, and they make dead jobs common enough to redrive.
  * The batch forms (`claimMany`, `finishMany`) must behave as their single forms run in sequence.
  * Cancels take live jobs away from the workers that believe they hold them.
+ * Jobs go to 3 named queues with 3 priorities, and `setQueueLimit` limits them.
  */
 export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
   return [
@@ -37,5 +39,7 @@ export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
     RedriveCommand.arbitrary(),
     RedriveCommand.arbitrary(),
     CancelCommand.arbitrary(),
+    SetQueueLimitCommand.arbitrary(),
+    SetQueueLimitCommand.arbitrary(),
   ];
 }

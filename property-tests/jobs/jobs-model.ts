@@ -3,6 +3,15 @@ import { modelFail } from "./model-assert.ts";
 
 /** The business ids the commands draw from: few, so that re-enqueues and collisions are common. */
 export const JOB_IDS = ["job-a", "job-b", "job-c"] as const;
+/** The named queues jobs are enqueued into; every claim asks for all of them. */
+export const JOB_QUEUES = ["default", "q1", "q2"] as const;
+/**
+ * The queues commands draw from: `q1` twice as often, so that two jobs share a limited queue
+ * (the case where a batch claim fills a queue midway) often enough to be seen.
+ */
+export const DRAWN_QUEUES = ["default", "q1", "q1", "q2"] as const;
+/** The priorities enqueues choose from. */
+export const JOB_PRIORITIES = [-1, 0, 2] as const;
 /** The workers that claim, finish, heartbeat and die. */
 export const WORKERS = ["w1", "w2", "w3"] as const;
 /** The backoff of the queue under test: small, with jitter, so retries land near deadlines. */
@@ -44,6 +53,8 @@ export class JobsModel {
   readonly windows = new Map<string, number>();
   /** When each accepted redrive happened, for the rate limit (J7). */
   readonly redriveTimes: number[] = [];
+  /** Each queue's global concurrency limit; a queue that is not here has none. */
+  readonly limits = new Map<string, number>();
 
   constructor(now: number) {
     this.now = now;
@@ -54,11 +65,41 @@ export class JobsModel {
     return this.jobs.get(id) ?? modelFail("model", `job ${id} is not in the model`);
   }
 
-  /** Jobs a claim may hand out now (J3): due pending ones, and expired leases with budget left. */
+  /**
+   * Jobs a claim may hand out now (J3): due pending ones of a queue with a free slot, and expired
+   * leases with budget left (their take-over keeps the queue's count). A spent lease the claim
+   * quarantines on the way frees its slot first.
+   */
   claimable(): Job[] {
     return [...this.jobs.values()].filter(
-      (j) => (j.state === "pending" && j.availableAt <= this.now) || (this.leaseExpired(j) && j.attempts < j.maxAttempts),
+      (j) =>
+        (j.state === "pending" && j.availableAt <= this.now && this.room(j.queue) > 0) ||
+        (this.leaseExpired(j) && j.attempts < j.maxAttempts),
     );
+  }
+
+  /** The jobs of `queue` that are leased now (expired leases included): what its limit is judged by. */
+  leasedIn(queue: string): number {
+    return [...this.jobs.values()].filter((j) => j.queue === queue && j.state === "leased").length;
+  }
+
+  /** Free slots of `queue` for pending jobs once the spent leases a claim meets have gone dead. */
+  room(queue: string): number {
+    const limit = this.limits.get(queue);
+    if (limit === undefined) return Number.POSITIVE_INFINITY;
+    const freed = this.doomed().filter((j) => j.queue === queue).length;
+    return Math.max(0, limit - (this.leasedIn(queue) - freed));
+  }
+
+  /** How many jobs a batch claim of `max` must get: take-overs, then each queue's due jobs up to its room. */
+  claimCapacity(max: number): number {
+    const takeovers = [...this.jobs.values()].filter((j) => this.leaseExpired(j) && j.attempts < j.maxAttempts).length;
+    let pending = 0;
+    for (const queue of new Set([...this.jobs.values()].map((j) => j.queue))) {
+      const due = [...this.jobs.values()].filter((j) => j.queue === queue && j.state === "pending" && j.availableAt <= this.now);
+      pending += Math.min(due.length, this.room(queue));
+    }
+    return Math.min(max, takeovers + pending);
   }
 
   /** Expired leases whose last attempt is spent: a claim that meets one quarantines it. */
@@ -71,7 +112,15 @@ export class JobsModel {
     return job.state === "leased" && job.leaseUntil !== null && this.now >= job.leaseUntil;
   }
 
-  enqueued(input: { id: string; payload: JsonValue; maxAttempts: number; deadline: number; availableAt: number }): Job {
+  enqueued(input: {
+    id: string;
+    payload: JsonValue;
+    maxAttempts: number;
+    deadline: number;
+    availableAt: number;
+    queue: string;
+    priority: number;
+  }): Job {
     return {
       id: input.id,
       payload: input.payload,
@@ -86,6 +135,8 @@ export class JobsModel {
       reason: null,
       deadSince: null,
       orderingKey: null,
+      queue: input.queue,
+      priority: input.priority,
       leaseExpiries: 0,
       enqueuedAt: this.now,
       updatedAt: this.now,

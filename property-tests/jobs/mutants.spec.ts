@@ -25,6 +25,7 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   // A batch finish, a heartbeat-free finish or the invariant over the log may see it first.
   "a cancelled lease still finishes": /Got error: \[(b J4|decided finish|decided finishMany|cancel never ok)\]/,
   "cancel ignores the note rule": /Got error: \[(cancel VERQ_INVALID_NOTE|decided cancel)\]/,
+  "claim ignores the queue limit": /Got error: \[queue limit\]/,
 };
 
 /**

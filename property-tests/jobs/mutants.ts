@@ -148,4 +148,11 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
       },
     }),
   ),
+  /**
+   * Queue limit broken: a claim leases a pending job of a queue at its limit. The claim leaves full
+   * queues out of its search, so only a batch that fills a queue midway reaches the guard.
+   * Caught as: setQueueLimit(q, 1) → enqueue two jobs into q → claimMany(max ≥ 2): "[queue limit]
+   * queue q went from 0 to 2 leased; its limit is 1".
+   */
+  "claim ignores the queue limit": createJobDecider(jobMachine.provide({ guards: { queueFull: () => false } })),
 };

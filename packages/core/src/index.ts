@@ -221,3 +221,17 @@ export {
   type MessageOutcome,
   type MessageState,
 } from "./message.types.ts";
+export { queueCommands, type QueueCommand, type QueueSetLimitCommand } from "./queue.commands.ts";
+export { createQueueDecider, decideQueue, type QueueDecider, type QueueDecision } from "./queue.decide.ts";
+export {
+  QUEUE_EVENT_TYPES,
+  QUEUE_STREAM,
+  queueEvents,
+  type QueueEvent,
+  type QueueEventType,
+  type QueueLimitSet,
+} from "./queue.events.ts";
+export { evolveQueue, foldQueue } from "./queue.evolve.ts";
+export { MAX_PRIORITY, MAX_QUEUE_LIMIT, MIN_PRIORITY, checkPriority, checkQueueLimit, checkQueueName } from "./queue.input.ts";
+export { queueMachine, type QueueMachine, type QueueMachineContext, type QueueRefusal } from "./queue.machine.ts";
+export { DEFAULT_QUEUE, newQueue, type QueueLimitState, type QueueLoad, type QueueSettings } from "./queue.types.ts";

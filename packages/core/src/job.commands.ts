@@ -1,12 +1,14 @@
 import type { JsonValue } from "./json.ts";
 import type { FinishOutcome } from "./job.types.ts";
+import type { QueueLoad } from "./queue.types.ts";
 
 /**
  * Create the job of a stream that has no events yet (SPEC J2): accepted only from `new` (the
  * blank state at version 0), where it makes the job pending with these facts, under the
  * stream's id. An existing job refuses it: as `already-enqueued` when `payload` is the job's
- * payload in canonical JSON (keys in any order; the caller's no-op), as `payload-conflict`
- * otherwise. The other fields of a repeated enqueue do not matter.
+ * payload in canonical JSON (keys in any order) in the same queue with the same priority (the
+ * caller's no-op), as `payload-conflict` otherwise. The other fields of a repeated enqueue do
+ * not matter.
  */
 export interface EnqueueCommand {
   readonly type: "job.enqueue";
@@ -17,6 +19,10 @@ export interface EnqueueCommand {
   /** The first time the job may be claimed. */
   readonly availableAt: number;
   readonly orderingKey: string | null;
+  /** The job's named queue; `default` when absent (see `checkQueueName`). */
+  readonly queue?: string;
+  /** Higher is claimed first among due jobs; 0 when absent (see `checkPriority`). */
+  readonly priority?: number;
   readonly now: number;
 }
 
@@ -24,12 +30,16 @@ export interface EnqueueCommand {
  * Claim a job for `owner` for `leaseMs` (SPEC J3). Accepted for a pending job with
  * `availableAt <= now`, or a leased one whose lease expired (`now >= leaseUntil`); the token
  * goes up by exactly 1. Refused as `not-due`, `lease-held` or `not-claimable` (done, dead).
+ * A pending job of a queue whose `queueLoad` is at its limit is refused as `queue-full`; the
+ * take-over of an expired lease is not, since the queue's leased count stays the same.
  * Like every command, it carries `now`, because time is an input.
  */
 export interface ClaimCommand {
   readonly type: "job.claim";
   readonly owner: string;
   readonly leaseMs: number;
+  /** The job's queue as the caller read it in the claim's transaction; absent: no limit. */
+  readonly queueLoad?: QueueLoad;
   readonly now: number;
 }
 /**

@@ -21,6 +21,10 @@ export interface JobEnqueued {
     /** The first time the job may be claimed. */
     readonly availableAt: number;
     readonly orderingKey: string | null;
+    /** The job's queue; absent in events written before queues existed, which means `default`. */
+    readonly queue?: string;
+    /** The job's priority; absent in events written before priorities existed, which means 0. */
+    readonly priority?: number;
     readonly at: number;
   };
 }

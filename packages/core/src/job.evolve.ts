@@ -1,5 +1,6 @@
 import type { JobEvent } from "./job.events.ts";
 import { newJob, type Job, type JobStreamState } from "./job.types.ts";
+import { DEFAULT_QUEUE } from "./queue.types.ts";
 
 /**
  * Folds one event into a job. Pure. `job.enqueued` applies only to the blank {@link newJob}
@@ -26,6 +27,8 @@ export function evolveJob(job: JobStreamState, event: JobEvent): Job {
       reason: null,
       deadSince: null,
       orderingKey: d.orderingKey,
+      queue: d.queue ?? DEFAULT_QUEUE,
+      priority: d.priority ?? 0,
       leaseExpiries: 0,
       enqueuedAt: d.at,
       updatedAt: d.at,

@@ -5,14 +5,16 @@ import type { JobCommand, RedriveCommand } from "./job.commands.ts";
 import { evolveJob } from "./job.evolve.ts";
 import { jobEvents, type JobEvent } from "./job.events.ts";
 import type { DeadReason, JobStreamState } from "./job.types.ts";
+import { DEFAULT_QUEUE } from "./queue.types.ts";
 
 /**
  * Why the machine refused a command. Refusals are data (the machine stays where it was and no
  * event is emitted); the store turns them into a `false`, a no-op or a coded error:
- * - enqueue of an existing job: `already-enqueued` (the same canonical payload), else
- *   `payload-conflict`;
+ * - enqueue of an existing job: `already-enqueued` (the same canonical payload, queue and
+ *   priority), else `payload-conflict`;
  * - claim, finish, heartbeat or redrive of a stream with no job: `unknown-job`;
- * - claim: `not-due` (pending, `availableAt > now`), `lease-held` (leased, `now < leaseUntil`),
+ * - claim: `queue-full` (pending, and the job's queue has `maxLeased` jobs leased),
+ *   `not-due` (pending, `availableAt > now`), `lease-held` (leased, `now < leaseUntil`),
  *   `not-claimable` (done or dead);
  * - finish and heartbeat: `stale-token` (not the current token), `not-leased`, and for a
  *   heartbeat `lease-expired` (`now >= leaseUntil`);
@@ -28,6 +30,7 @@ export type JobRefusal =
   | "payload-conflict"
   | "unknown-job"
   | "not-due"
+  | "queue-full"
   | "lease-held"
   | "not-claimable"
   | "stale-token"
@@ -64,11 +67,12 @@ const redriveDeadline = (command: RedriveCommand): number => command.deadline ??
  * retention's cutoff, never pending or leased; an archived id is never enqueued again;
  * pending | leased → dead (`cancelled`) by an operator's cancel.
  *
- * Guards carry every rule: one job per id with one payload (an enqueue of an existing job is
- * refused, as a no-op or a conflict), the lease boundary (`now == leaseUntil` is expired), the
+ * Guards carry every rule: one job per id with one payload, queue and priority (an enqueue of
+ * an existing job is refused, as a no-op or a conflict), a queue's global concurrency limit
+ * (a pending job is not leased while its queue holds `maxLeased` leases), the lease boundary (`now == leaseUntil` is expired), the
  * fencing token, the attempt budget (checked before the deadline), the deadline
  * (`next >= deadline` dies), the operator's note (redrive and cancel) and the redrive rate limit. Facts from outside
- * (the clock, the backoff jitter, the count of recent redrives) arrive in the command. Actions
+ * (the clock, the backoff jitter, the count of recent redrives, a queue's leased count) arrive in the command. Actions
  * only assign: each appends the event it stands for to
  * `context.emitted` and folds it into `context.job` with {@link evolveJob}, so the projection is
  * the fold of the events by construction. No side effects: the same definition runs in the
@@ -84,7 +88,17 @@ export const jobMachine = setup({
     // SPEC J2: keys in any order are the same payload.
     samePayload: ({ context, event }) =>
       event.type === "job.enqueue" && canonicalJson(context.job.payload) === canonicalJson(event.payload),
+    // One job per id: another queue or priority for the same id is not the same job.
+    queueOrPriorityDiffers: ({ context, event }) =>
+      event.type === "job.enqueue" &&
+      ((event.queue ?? DEFAULT_QUEUE) !== context.job.queue || (event.priority ?? 0) !== context.job.priority),
     isDue: ({ context, event }) => context.job.availableAt <= event.now,
+    // The global concurrency limit of a queue: its leased count, read in the claim's transaction.
+    queueFull: ({ event }) =>
+      event.type === "job.claim" &&
+      event.queueLoad !== undefined &&
+      event.queueLoad.maxLeased !== null &&
+      event.queueLoad.leased >= event.queueLoad.maxLeased,
     leaseExpired: ({ context, event }) => context.job.leaseUntil !== null && event.now >= context.job.leaseUntil,
     leaseHeld: ({ context, event }) => context.job.leaseUntil !== null && event.now < context.job.leaseUntil,
     attemptsExhausted: ({ context }) => context.job.attempts >= context.job.maxAttempts,
@@ -114,9 +128,21 @@ export const jobMachine = setup({
     enqueue: assign(({ context, event }) => {
       if (event.type !== "job.enqueue") return {};
       const { payload, maxAttempts, deadline, availableAt, orderingKey, now } = event;
+      const queue = event.queue ?? DEFAULT_QUEUE;
+      const priority = event.priority ?? 0;
       return record(
         context,
-        jobEvents.enqueued({ id: context.job.id, payload, maxAttempts, deadline, availableAt, orderingKey, at: now }),
+        jobEvents.enqueued({
+          id: context.job.id,
+          payload,
+          maxAttempts,
+          deadline,
+          availableAt,
+          orderingKey,
+          queue,
+          priority,
+          at: now,
+        }),
       );
     }),
     claim: assign(({ context, event }) => {
@@ -197,6 +223,7 @@ export const jobMachine = setup({
   on: {
     // One job per id (SPEC J2): the same payload again is the caller's no-op, another is a conflict.
     "job.enqueue": [
+      { guard: "queueOrPriorityDiffers", actions: { type: "refuse", params: { refusal: "payload-conflict" } } },
       { guard: "samePayload", actions: { type: "refuse", params: { refusal: "already-enqueued" } } },
       { actions: { type: "refuse", params: { refusal: "payload-conflict" } } },
     ],
@@ -227,6 +254,8 @@ export const jobMachine = setup({
     pending: {
       on: {
         "job.claim": [
+          // The take-over of an expired lease (below) keeps the queue's leased count: not limited.
+          { guard: "queueFull", actions: { type: "refuse", params: { refusal: "queue-full" } } },
           { guard: "isDue", target: "leased", actions: "claim" },
           { actions: { type: "refuse", params: { refusal: "not-due" } } },
         ],

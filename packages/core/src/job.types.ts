@@ -1,4 +1,5 @@
 import type { JsonValue } from "./json.ts";
+import { DEFAULT_QUEUE } from "./queue.types.ts";
 
 /** The four states of a job (SPEC J1). */
 export type JobState = "pending" | "leased" | "done" | "dead";
@@ -43,6 +44,10 @@ export interface Job {
   readonly deadSince: number | null;
   /** Jobs sharing a key run one at a time in enqueue order; a dead head blocks its group only. */
   readonly orderingKey: string | null;
+  /** The named queue the job belongs to (`default` unless enqueued into another). */
+  readonly queue: string;
+  /** Among due jobs of the queues a claim asks for, higher priority goes first, then enqueue order. */
+  readonly priority: number;
   /** How many times a claim took the job over from a worker whose lease had expired, over the job's whole life. */
   readonly leaseExpiries: number;
   readonly enqueuedAt: number;
@@ -98,6 +103,8 @@ export function newJob(id: string, archived: ArchivedJob | null = null): NewJob 
     reason: null,
     deadSince: null,
     orderingKey: null,
+    queue: DEFAULT_QUEUE,
+    priority: 0,
     leaseExpiries: 0,
     enqueuedAt: 0,
     updatedAt: 0,

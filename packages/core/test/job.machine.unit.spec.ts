@@ -38,6 +38,8 @@ describe("jobMachine (pure decisions)", () => {
         deadline: 61_000,
         availableAt: 1_000,
         orderingKey: null,
+        queue: "default",
+        priority: 0,
         at: 1_000,
       }),
     ]);

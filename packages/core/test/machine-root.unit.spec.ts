@@ -15,6 +15,7 @@ describe("rootTransitions", () => {
       "job.prune",
     ]);
     expect(root.get("job.enqueue")?.map((t) => [t.edge.guard, t.edge.actions, t.states])).toEqual([
+      ["queueOrPriorityDiffers", ["refuse:payload-conflict"], ["pending", "leased", "done", "dead"]],
       ["samePayload", ["refuse:already-enqueued"], ["pending", "leased", "done", "dead"]],
       [null, ["refuse:payload-conflict"], ["pending", "leased", "done", "dead"]],
     ]);

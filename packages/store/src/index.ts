@@ -5,6 +5,8 @@ export type { BatchColumnType, PositionMark, StoreDialect } from "./dialect/stor
 export {
   JobQueue,
   MAX_BATCH_SIZE,
+  MAX_CLAIM_QUEUES,
+  type ClaimOptions,
   type ClaimedJob,
   type EnqueueInput,
   type EnqueueOptions,
@@ -17,12 +19,13 @@ export {
   type RedriveRecord,
   type RunOnceResult,
   type Sender,
+  type SetQueueLimitResult,
 } from "./job-queue.ts";
 export { MAX_PRUNE_BATCH, type PruneOptions, type PruneResult } from "./job-retention.ts";
 export { JobWorker, type DrainOptions, type JobWorkerOptions, type JobWorkerReport, type JobWorkerResult } from "./job-worker.ts";
 export { errorFields, type LogFn, type VerqLogger } from "./verq-logger.ts";
 export type { VerqDatabase } from "./schema.ts";
-export type { JobStats } from "./sql/jobs/selectJobStats.ts";
+export type { JobStats, QueueStats } from "./sql/jobs/selectJobStats.ts";
 export { readAllEvents } from "./sql/events/readAllEvents.ts";
 export { EventSubscriptions, type EventSubscriptionsOptions, type SubscribeOptions, type Subscription } from "./subscriptions.ts";
 export type { Checkpoint } from "./sql/subscriptions/selectCheckpoint.ts";

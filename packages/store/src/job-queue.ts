@@ -3,19 +3,26 @@ import {
   JOB_STREAM,
   VerqError,
   backoffDelay,
+  DEFAULT_QUEUE,
   canonicalJson,
   checkFutureTime,
   checkIdentifier,
   checkLeaseMs,
   checkMaxAttempts,
   checkOutcome,
+  checkPriority,
+  checkQueueLimit,
+  checkQueueName,
   checkTime,
   checkToken,
   decideJob,
+  decideQueue,
   defaultBackoff,
   isVerqError,
   jobCommands,
   newJob,
+  newQueue,
+  queueCommands,
   systemClock,
   type BackoffPolicy,
   type Clock,
@@ -30,6 +37,7 @@ import {
   type JobState,
   type JobStreamState,
   type ArchivedJob,
+  type QueueSettings,
   type Rng,
 } from "@verq/core";
 import type { Kysely } from "kysely";
@@ -58,6 +66,8 @@ import { selectOriginalWindow } from "./sql/jobs/selectOriginalWindow.ts";
 import { jobStream } from "./streams/job-stream.ts";
 import { pruneJobs, type PruneOptions, type PruneResult } from "./job-retention.ts";
 import { selectArchivedJobs } from "./sql/jobs/selectArchivedJobs.ts";
+import { queueStream } from "./streams/queue-stream.ts";
+import { queueTopic, selectQueueLoads } from "./sql/queues/selectQueueLoads.ts";
 
 /** How many redrives may happen in a sliding window (SPEC J7: recovery must not re-create the overload). */
 export interface RedriveLimit {
@@ -91,6 +101,28 @@ export interface EnqueueInput {
   readonly availableAt?: number;
   /** Jobs with one key run one at a time in enqueue order (SPEC J10). */
   readonly orderingKey?: string;
+  /** The named queue: `default` unless told. An identifier, as job ids are. */
+  readonly queue?: string;
+  /**
+   * A whole number from -1000 to 1000, 0 unless told: among the due jobs of the queues a claim
+   * asks for, higher priority is claimed first, then enqueue order. Strict: a steady stream of
+   * higher-priority work delays lower-priority work without bound (no aging).
+   */
+  readonly priority?: number;
+}
+
+/** How to claim. Every field has a default. */
+export interface ClaimOptions {
+  /** The lease of each job claimed; the queue's `defaultLeaseMs` when absent. */
+  readonly leaseMs?: number;
+  /** The named queues to claim from, at least one: `["default"]` when absent. */
+  readonly queues?: readonly string[];
+}
+
+/** A {@link JobQueue.setQueueLimit}'s answer: `changed: false` when the queue already had that limit. */
+export interface SetQueueLimitResult {
+  readonly changed: boolean;
+  readonly queue: QueueSettings;
 }
 
 /**
@@ -157,6 +189,15 @@ export interface FinishInput {
   readonly id: string;
   readonly token: number;
   readonly outcome: FinishOutcome;
+}
+
+/** The most queues one claim may name. */
+export const MAX_CLAIM_QUEUES = 100;
+
+/** A claim's options, checked. */
+interface CheckedClaim {
+  readonly leaseMs: number;
+  readonly queues: readonly string[];
 }
 
 /** The most jobs one `claimMany` may take: bounds one transaction's size and lock time. */
@@ -341,10 +382,15 @@ export class JobQueue {
     const availableAt = checkTime(input.availableAt ?? now, "availableAt");
     const orderingKey =
       input.orderingKey === undefined ? null : checkIdentifier(input.orderingKey, "an ordering key", "VERQ_INVALID_ARGUMENT");
+    const queue = checkQueueName(input.queue ?? DEFAULT_QUEUE);
+    const priority = checkPriority(input.priority ?? 0);
     // A copy of its own, in canonical key order: nothing the caller does to its object later reaches it.
     const payload = JSON.parse(payloadJson) as Job["payload"];
     if (typeof payload === "object" && payload !== null) this.#payloadTexts.set(payload, payloadJson);
-    return { id, commands: [jobCommands.enqueue({ payload, maxAttempts, deadline, availableAt, orderingKey, now })] };
+    return {
+      id,
+      commands: [jobCommands.enqueue({ payload, maxAttempts, deadline, availableAt, orderingKey, queue, priority, now })],
+    };
   }
 
   /**
@@ -352,18 +398,21 @@ export class JobQueue {
    * `leaseUntil <= now`. The token goes up by exactly 1. Returns `null` when nothing is due.
    * A job whose expired lease was its last attempt goes `dead(exhausted)` instead of being handed out.
    */
-  async claim(owner: string, options: { leaseMs?: number } = {}): Promise<ClaimedJob | null> {
+  async claim(owner: string, options: ClaimOptions = {}): Promise<ClaimedJob | null> {
     const [job] = await this.claimMany(owner, 1, options);
     return job ?? null;
   }
 
   /**
-   * Claims up to `max` due jobs for `owner` in one transaction, oldest first, each exactly as
-   * {@link claim} would (its own token, the same lease). Returns fewer, or none, when fewer are due.
+   * Claims up to `max` due jobs of `options.queues` for `owner` in one transaction (expired leases
+   * first, then higher priority, then enqueue order), each exactly as {@link claim} would (its
+   * own token, the same lease). Returns fewer, or none, when fewer are due. A queue with a limit
+   * (see {@link setQueueLimit}) gets no more leases than its free slots, counting the ones this
+   * batch grants.
    */
-  async claimMany(owner: string, max: number, options: { leaseMs?: number } = {}): Promise<ClaimedJob[]> {
-    const leaseMs = this.#checkClaim(owner, max, options);
-    return this.#store.transaction(async (trx) => (await this.#claimIn(trx, owner, max, leaseMs)).claimed);
+  async claimMany(owner: string, max: number, options: ClaimOptions = {}): Promise<ClaimedJob[]> {
+    const claim = this.#checkClaim(owner, max, options);
+    return this.#store.transaction(async (trx) => (await this.#claimIn(trx, owner, max, claim)).claimed);
   }
 
   /**
@@ -375,46 +424,69 @@ export class JobQueue {
     finishes: readonly FinishInput[],
     owner: string,
     max: number,
-    options: { leaseMs?: number } = {},
+    options: ClaimOptions = {},
   ): Promise<{ accepted: boolean[]; claimed: ClaimedJob[]; expired: LeaseExpiry[] }> {
     checkFinishes(finishes);
-    const leaseMs = max === 0 ? 0 : this.#checkClaim(owner, max, options);
+    const claim = max === 0 ? null : this.#checkClaim(owner, max, options);
     return this.#store.transaction(async (trx) => {
       const accepted = await this.#finishIn(trx, finishes);
-      const { claimed, expired } = max === 0 ? { claimed: [], expired: [] } : await this.#claimIn(trx, owner, max, leaseMs);
+      const { claimed, expired } = claim === null ? { claimed: [], expired: [] } : await this.#claimIn(trx, owner, max, claim);
       return { accepted, claimed, expired };
     });
   }
 
-  #checkClaim(owner: string, max: number, options: { leaseMs?: number }): number {
+  #checkClaim(owner: string, max: number, options: ClaimOptions): CheckedClaim {
     checkIdentifier(owner, "the owner", "VERQ_INVALID_ARGUMENT");
     checkBatchSize(max);
-    return checkLeaseMs(options?.leaseMs ?? this.#defaultLeaseMs);
+    const leaseMs = checkLeaseMs(options?.leaseMs ?? this.#defaultLeaseMs);
+    const queues = options?.queues ?? [DEFAULT_QUEUE];
+    if (!isArray(queues) || queues.length === 0 || queues.length > MAX_CLAIM_QUEUES) {
+      throw new VerqError("VERQ_INVALID_ARGUMENT", `queues must name 1 to ${MAX_CLAIM_QUEUES} queues`);
+    }
+    return { leaseMs, queues: [...new Set(queues.map(checkQueueName))] };
   }
 
   async #claimIn(
     trx: Kysely<VerqDatabase>,
     owner: string,
     max: number,
-    leaseMs: number,
+    { leaseMs, queues }: CheckedClaim,
   ): Promise<{ claimed: ClaimedJob[]; expired: LeaseExpiry[] }> {
+    // The limited queues' turns and leased counts first: the count a limit is judged by must be
+    // the one no other claimer can change before this transaction commits.
+    const loads = await selectQueueLoads(trx, this.#store.dialect, queues);
     // Read the clock once the write lock is held: time spent waiting for another process
     // must not be taken out of the lease being handed out.
     const now = this.#clock.now();
-    const command = jobCommands.claim({ owner, leaseMs, now });
+    const unlimited = jobCommands.claim({ owner, leaseMs, now });
     const claimed: ClaimedJob[] = [];
     const expired: LeaseExpiry[] = [];
+    const hasRoom = (queue: string) => {
+      const load = loads.get(queue);
+      return load === undefined || load.maxLeased === null || load.leased < load.maxLeased;
+    };
     while (claimed.length < max) {
-      // Some candidates do not end leased (an expired last attempt goes dead): ask again.
-      const candidates = await selectClaimCandidates(trx, this.#store.dialect, now, Math.max(8, max - claimed.length));
+      // Full queues are left out of the search for pending jobs; the machine's queueFull guard
+      // still decides each claim. Some candidates do not end leased (an expired last attempt goes
+      // dead): ask again.
+      const candidates = await selectClaimCandidates(trx, this.#store.dialect, now, Math.max(8, max - claimed.length), {
+        expired: queues,
+        due: queues.filter(hasRoom),
+      });
       const changes: StreamChange<JobStreamState, JobEvent>[] = [];
       for (const job of candidates) {
         if (claimed.length >= max) break;
-        const decision = this.#decide(job, command);
+        const load = loads.get(job.queue);
+        const decision = this.#decide(job, load === undefined ? unlimited : { ...unlimited, queueLoad: load });
         if (!decision.accepted) continue;
         changes.push({ before: job, after: decision.after, events: decision.events });
         if (decision.after.state === "leased") claimed.push(decision.after as ClaimedJob);
         if (job.state === "leased") expired.push({ id: job.id, token: job.token, owner: job.owner, state: decision.after.state });
+        // This batch's own grants count against the limit of the claims after them.
+        if (load !== undefined) {
+          const delta = (decision.after.state === "leased" ? 1 : 0) - (job.state === "leased" ? 1 : 0);
+          loads.set(job.queue, { ...load, leased: load.leased + delta });
+        }
       }
       if (changes.length === 0) break;
       await commitChanges(trx, this.#store.dialect, this.#jobs, changes);
@@ -483,7 +555,7 @@ export class JobQueue {
    * and any other return value (as `BadAck`), propagates and leaves the job leased: a later
    * claim recovers it after the lease expires.
    */
-  async runOnce(owner: string, sender: Sender, options: { leaseMs?: number } = {}): Promise<RunOnceResult> {
+  async runOnce(owner: string, sender: Sender, options: ClaimOptions = {}): Promise<RunOnceResult> {
     const job = await this.claim(owner, options);
     if (job === null) return { status: "idle" };
     const outcome = await sendForOutcome(sender, job);
@@ -628,9 +700,45 @@ export class JobQueue {
     return found.get(id) ?? null;
   }
 
-  /** Dead-letter and lease statistics (SPEC J7). */
-  async stats(): Promise<JobStats> {
-    return selectJobStats(this.#store.db);
+  /**
+   * Dead-letter and lease statistics (SPEC J7), overall and per queue (`queues`: every queue
+   * that has jobs or a limit; with `options.queue`, that queue only, zeros if it has neither).
+   */
+  async stats(options: { queue?: string } = {}): Promise<JobStats> {
+    const queue = options?.queue === undefined ? undefined : checkQueueName(options.queue);
+    return selectJobStats(this.#store.db, queue);
+  }
+
+  /**
+   * Sets the global concurrency limit of `queue`: from now on a claim never leases one of its
+   * jobs while `maxLeased` of them are leased, across every process and host on this store (the
+   * job machine's `queueFull` guard, judged in the claim's transaction). `null` removes the limit.
+   * A lower limit than the jobs leased now takes no lease back. The change is a `queue.limitSet`
+   * event on the queue's stream; setting the limit it already has changes nothing
+   * (`changed: false`). Throws `VERQ_INVALID_ARGUMENT` for a bad name or limit.
+   *
+   * @example
+   * await queue.setQueueLimit("emails", { maxLeased: 5 }); // at most 5 emails in flight, store-wide
+   */
+  async setQueueLimit(queue: string, options: { maxLeased: number | null }): Promise<SetQueueLimitResult> {
+    const name = checkQueueName(queue);
+    const maxLeased = checkQueueLimit(options?.maxLeased);
+    return this.#store.transaction(async (trx) => {
+      await this.#store.dialect.exclusive(trx, queueTopic(name));
+      const current = await queueStream.load(trx, [name]);
+      const command = queueCommands.setLimit({ maxLeased, now: this.#clock.now() });
+      const { decided, changes } = decideMany(current, decideQueue, [{ id: name, commands: [command] }], newQueue);
+      await commitChanges(trx, this.#store.dialect, queueStream, changes);
+      const only = decided[0];
+      if (only === undefined) throw new Error(`no decision for queue ${name}`);
+      return only.decision.accepted ? { changed: true, queue: only.decision.after } : { changed: false, queue: only.before };
+    });
+  }
+
+  /** The settings of `queue` (unlimited, version 0 when no limit was ever set). */
+  async queueSettings(queue: string): Promise<QueueSettings> {
+    const name = checkQueueName(queue);
+    return (await queueStream.load(this.#store.db, [name])).get(name) ?? newQueue(name);
   }
 
   /** The job's event stream, oldest first. Throws `VERQ_UNKNOWN_JOB` for an unknown id. */

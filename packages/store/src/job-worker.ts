@@ -1,7 +1,9 @@
-import { VerqError, checkIdentifier, checkLeaseMs, type FinishOutcome } from "@verq/core";
+import { VerqError, checkIdentifier, checkLeaseMs, checkQueueName, type FinishOutcome } from "@verq/core";
 import {
   MAX_BATCH_SIZE,
+  MAX_CLAIM_QUEUES,
   sendForOutcome,
+  type ClaimOptions,
   type ClaimedJob,
   type FinishInput,
   type JobQueue,
@@ -26,6 +28,8 @@ export interface JobWorkerOptions {
   readonly batchSize?: number;
   /** Lease of each claim; the queue's default when absent. */
   readonly leaseMs?: number;
+  /** The named queues it claims from (higher priority first across them): `["default"]` when absent. */
+  readonly queues?: readonly string[];
   /** Pause before looking again when nothing is due: 100 ms by default. Enqueues on the same `JobQueue` wake the worker at once. */
   readonly idleMs?: number;
   /**
@@ -133,6 +137,7 @@ export class JobWorker {
   readonly #concurrency: number;
   readonly #batchSize: number;
   readonly #leaseMs: number | undefined;
+  readonly #queues: readonly string[] | undefined;
   readonly #idleMs: number;
   readonly #onSendError: ((job: ClaimedJob, error: unknown) => void) | undefined;
   readonly #onFinished: ((result: JobWorkerResult) => void) | undefined;
@@ -174,6 +179,7 @@ export class JobWorker {
     this.#concurrency = checkCount(options.concurrency ?? 1, "concurrency");
     this.#batchSize = checkCount(options.batchSize ?? this.#concurrency, "batchSize");
     this.#leaseMs = options.leaseMs === undefined ? undefined : checkLeaseMs(options.leaseMs);
+    this.#queues = options.queues === undefined ? undefined : checkQueues(options.queues);
     this.#idleMs = checkCount(options.idleMs ?? 100, "idleMs", 3_600_000);
     this.#onSendError = options.onSendError;
     this.#onFinished = options.onFinished;
@@ -295,8 +301,9 @@ export class JobWorker {
     }
   }
 
-  #leaseOption(): { leaseMs?: number } {
-    return this.#leaseMs === undefined ? {} : { leaseMs: this.#leaseMs };
+  #leaseOption(): ClaimOptions {
+    const queues = this.#queues === undefined ? {} : { queues: this.#queues };
+    return this.#leaseMs === undefined ? queues : { ...queues, leaseMs: this.#leaseMs };
   }
 
   #startSends(): void {
@@ -463,4 +470,12 @@ function checkCount(value: number, name: string, max = MAX_BATCH_SIZE): number {
     throw new VerqError("VERQ_INVALID_ARGUMENT", `${name} must be a whole number from 1 to ${max}`);
   }
   return value;
+}
+
+/** A worker's queues, checked when it is built rather than at its first claim. */
+function checkQueues(queues: readonly string[]): readonly string[] {
+  if (!Array.isArray(queues) || queues.length === 0 || queues.length > MAX_CLAIM_QUEUES) {
+    throw new VerqError("VERQ_INVALID_ARGUMENT", `queues must name 1 to ${MAX_CLAIM_QUEUES} queues`);
+  }
+  return queues.map(checkQueueName);
 }

@@ -41,6 +41,9 @@ export interface JobsTable {
   reason: string | null;
   dead_since: number | null;
   ordering_key: string | null;
+  /** The job's named queue (`default` for jobs written before migration 006). */
+  queue: string;
+  priority: number;
   lease_expiries: number;
   enqueued_at: number;
   /** Position of the `job.enqueued` event: the enqueue order that ordering keys follow. */
@@ -75,6 +78,15 @@ export interface JobArchiveTable {
   pruned_at: number;
 }
 
+/** The `queues` projection: one row per queue that ever had a limit, the fold of its `queue` stream. */
+export interface QueuesTable {
+  name: string;
+  /** The most jobs of the queue leased at once; null: no limit. */
+  max_leased: number | null;
+  updated_at: number;
+  version: number;
+}
+
 /** Operational counters that are not part of any job's state (e.g. stale finishes refused). */
 export interface CountersTable {
   name: string;
@@ -105,6 +117,7 @@ export interface VerqDatabase {
   jobs: JobsTable;
   redrives: RedrivesTable;
   job_archive: JobArchiveTable;
+  queues: QueuesTable;
   counters: CountersTable;
   receipts: ReceiptsTable;
   subscriptions: SubscriptionsTable;

@@ -12,6 +12,7 @@ import {
 import { JobQueue, MAX_PRUNE_BATCH, type VerqStore } from "@verq/store";
 import { clockFromEnv } from "./clock-from-env.ts";
 import { describeEvent, iso, parseChoice, parseDuration, parseWholeNumber, runCommand, withStore } from "./common.ts";
+import { parsePriority, parseQueueName } from "./queue-options.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { DbOptions } from "./options.ts";
 import { emit, type CliContext } from "./output.ts";
@@ -43,6 +44,8 @@ export interface EnqueueOptions extends DbOptions {
   readonly maxAttempts: string;
   readonly deadline: string;
   readonly orderingKey?: string;
+  readonly queue?: string;
+  readonly priority?: string;
 }
 
 /** `verq jobs enqueue`: add a job; the same id with the same payload again is a no-op. */
@@ -56,6 +59,8 @@ export const enqueue = (context: CliContext, o: EnqueueOptions): Promise<void> =
       ...(o.orderingKey === undefined
         ? {}
         : { orderingKey: checkIdentifier(o.orderingKey, "--ordering-key", "VERQ_INVALID_ARGUMENT") }),
+      ...(o.queue === undefined ? {} : { queue: parseQueueName(o.queue, "--queue") }),
+      ...(o.priority === undefined ? {} : { priority: parsePriority(o.priority, "--priority") }),
     };
     return withQueue(o.db, async (queue) => {
       const result = await queue.enqueue(input);
@@ -89,11 +94,17 @@ export const finish = (context: CliContext, id: string, o: FinishOptions): Promi
     });
   });
 
-/** `verq jobs stats`: counts by state, dead letters by reason, the oldest dead job, the last redrive, lease expiries. */
-export const stats = (context: CliContext, o: DbOptions): Promise<void> =>
-  runCommand(context, o, () =>
-    withQueue(o.db, async (queue) => {
-      const s = await queue.stats();
+/** The options of `verq jobs stats`. */
+export interface StatsOptions extends DbOptions {
+  readonly queue?: string;
+}
+
+/** `verq jobs stats`: counts by state, dead letters by reason, the oldest dead job, the last redrive, lease expiries, per queue. */
+export const stats = (context: CliContext, o: StatsOptions): Promise<void> =>
+  runCommand(context, o, () => {
+    const only = o.queue === undefined ? {} : { queue: parseQueueName(o.queue, "--queue") };
+    return withQueue(o.db, async (queue) => {
+      const s = await queue.stats(only);
       emit(context.io, o.json === true, s, () =>
         [
           `pending=${s.byState.pending} leased=${s.byState.leased} done=${s.byState.done} dead=${s.byState.dead}`,
@@ -103,10 +114,14 @@ export const stats = (context: CliContext, o: DbOptions): Promise<void> =>
           `oldest dead: ${s.dead.oldest === null ? "none" : `${s.dead.oldest.id} since ${iso(s.dead.oldest.deadSince)}`}`,
           `last redrive: ${s.lastRedrive === null ? "none" : `${s.lastRedrive.jobId} ${s.lastRedrive.note} at ${iso(s.lastRedrive.at)} -> ${s.lastRedrive.resultState ?? "?"}`}`,
           `lease expiries: ${s.leaseExpiries}; stale finishes refused: ${s.staleFinishesRefused}`,
+          ...Object.entries(s.queues).map(
+            ([name, q]) =>
+              `queue ${name}: pending=${q.byState.pending} leased=${q.leased}/${q.maxLeased ?? "unlimited"} done=${q.byState.done} dead=${q.byState.dead}`,
+          ),
         ].join("\n"),
       );
-    }),
-  );
+    });
+  });
 
 /** The options of `verq jobs dead`. */
 export interface DeadOptions extends DbOptions {

@@ -9,6 +9,8 @@ import {
   VerqError,
   canonicalJson,
   checkIdentifier,
+  checkPriority,
+  checkQueueName,
   coerceError,
   isValidRedriveNote,
   isVerqError,
@@ -38,7 +40,7 @@ export interface EnqueueFromOptions extends DbOptions {
 }
 
 /** The fields an NDJSON line may have: those of `jobs enqueue`'s options. */
-const LINE_FIELDS = new Set(["id", "payload", "maxAttempts", "deadline", "orderingKey"]);
+const LINE_FIELDS = new Set(["id", "payload", "maxAttempts", "deadline", "orderingKey", "queue", "priority"]);
 
 /** One checked line: its number, its job, and its payload's canonical text (to name a conflict's line). */
 interface Line {
@@ -60,7 +62,8 @@ class LineError extends Error {
 /**
  * Checks one NDJSON line like `jobs enqueue` checks its options (the same codes): a JSON object
  * with `id` and `payload`, and optionally `maxAttempts` (1 to 1000), `deadline` (a duration from
- * now, `24h` by default) and `orderingKey`; no other field.
+ * now, `24h` by default), `orderingKey`, `queue` (a queue name) and `priority` (-1000 to 1000);
+ * no other field.
  */
 function parseLine(text: string, n: number, now: number): Line {
   let value: unknown;
@@ -99,6 +102,8 @@ function parseLine(text: string, n: number, now: number): Line {
       ...(line.orderingKey === undefined
         ? {}
         : { orderingKey: checkIdentifier(line.orderingKey, '"orderingKey"', "VERQ_INVALID_ARGUMENT") }),
+      ...(line.queue === undefined ? {} : { queue: checkQueueName(line.queue) }),
+      ...(line.priority === undefined ? {} : { priority: checkPriority(line.priority) }),
     };
     return { n, input, payloadJson };
   } catch (error) {

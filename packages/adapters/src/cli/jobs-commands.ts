@@ -1,5 +1,13 @@
 import { Option, type Command } from "commander";
-import type { CancelOptions, DeadOptions, EnqueueOptions, FinishOptions, PruneOptions, RedriveOptions } from "./jobs-actions.ts";
+import type {
+  CancelOptions,
+  DeadOptions,
+  EnqueueOptions,
+  FinishOptions,
+  PruneOptions,
+  RedriveOptions,
+  StatsOptions,
+} from "./jobs-actions.ts";
 import type { EnqueueFromOptions, RedriveAllOptions } from "./jobs-bulk.ts";
 import type { WorkOptions } from "./jobs-work.ts";
 import { dbOption, jsonOption, logLevelOption, type DbOptions } from "./options.ts";
@@ -25,11 +33,13 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
     .option("--max-attempts <n>", "attempt budget", "5")
     .option("--deadline <duration>", "absolute deadline, as a duration from now (e.g. 24h)", "24h")
     .option("--ordering-key <key>", "run jobs of one key one at a time, in order")
+    .option("--queue <name>", "the named queue (default: default)")
+    .option("--priority <n>", "-1000 to 1000; higher is claimed first among due jobs (default: 0)")
     .addOption(
       new Option(
         "--from <file>",
         'NDJSON, one job a line: {"id","payload","maxAttempts"?,"deadline"?,"orderingKey"?}; - for stdin',
-      ).conflicts(["id", "payload", "orderingKey"]),
+      ).conflicts(["id", "payload", "orderingKey", "queue", "priority"]),
     )
     .option("--chunk <n>", "with --from: lines per transaction (1-1000)", "500")
     .addOption(jsonOption())
@@ -48,6 +58,7 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
     .addOption(dbOption())
     .requiredOption("--target <url>", "receiver URL; the job id travels as the Idempotency-Key header")
     .option("--owner <name>", "worker name recorded with each claim", `worker-${process.pid}`)
+    .option("--queue <names>", "claim from these named queues, comma-separated (default: default)")
     .option("--lease <duration>", "lease per claim; heartbeats extend it while the worker holds the job", "30s")
     .option("--once", "run at most one job, then exit")
     .option("--concurrency <n>", "jobs in flight at once (and the most claimed in one transaction)", "1")
@@ -70,10 +81,11 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
 
   jobs
     .command("stats")
-    .description("counts by state, dead letters by reason, oldest dead job, last redrive, lease expiries")
+    .description("counts by state, dead letters by reason, oldest dead job, last redrive, lease expiries, and per queue")
     .addOption(dbOption())
+    .option("--queue <name>", "show only this queue in the per-queue figures")
     .addOption(jsonOption())
-    .action(async (o: DbOptions) => (await actions()).stats(context, o));
+    .action(async (o: StatsOptions) => (await actions()).stats(context, o));
 
   jobs
     .command("dead")

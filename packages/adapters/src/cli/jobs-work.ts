@@ -16,6 +16,7 @@ import { onStopSignal, untilStopSignal, parseDuration, parseHttpUrl, parseWholeN
 import { EXIT } from "./exit-codes.ts";
 import { openLogger, parseLogLevel } from "./cli-logger.ts";
 import type { DbOptions, LogLevelOptions } from "./options.ts";
+import { parseQueueNames } from "./queue-options.ts";
 import { emit, reportError, type CliContext } from "./output.ts";
 
 /** The longest HTTP timeout per delivery: above it, Node's timers would fire at once. */
@@ -27,6 +28,7 @@ const describeResult = (r: JobWorkerResult): string => `${r.id} token=${r.token}
 export interface WorkOptions extends DbOptions, LogLevelOptions {
   readonly target: string;
   readonly owner: string;
+  readonly queue?: string;
   readonly lease: string;
   readonly once?: boolean;
   readonly concurrency: string;
@@ -51,6 +53,7 @@ async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
   // Everything is checked before the store is opened: a bad option claims nothing.
   const target = parseHttpUrl(o.target, "--target");
   const owner = checkIdentifier(o.owner, "--owner", "VERQ_INVALID_ARGUMENT");
+  const queues = o.queue === undefined ? undefined : parseQueueNames(o.queue, "--queue");
   const leaseMs = checkLeaseMs(parseDuration(o.lease, "--lease"));
   const concurrency = parseWholeNumber(o.concurrency, "--concurrency", { min: 1, max: MAX_BATCH_SIZE });
   const idleMs = parseDuration(o.poll, "--poll", { min: 1, max: 3_600_000 });
@@ -76,6 +79,7 @@ async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
       logger,
       sender,
       leaseMs,
+      ...(queues === undefined ? {} : { queues }),
       idleMs,
       // --once is at most one job: one claim of one job.
       concurrency: once ? 1 : concurrency,

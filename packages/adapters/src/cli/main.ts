@@ -5,6 +5,7 @@ import { registerEventsCommands } from "./events-commands.ts";
 import { EXIT } from "./exit-codes.ts";
 import { registerFilesCommands } from "./files-commands.ts";
 import { registerJobsCommands } from "./jobs-commands.ts";
+import { registerQueuesCommands } from "./queues-commands.ts";
 import { registerMetricsCommands } from "./metrics-commands.ts";
 import { registerReceiverCommands } from "./receiver-commands.ts";
 import { registerRelayCommands } from "./relay-commands.ts";
@@ -37,6 +38,7 @@ export function buildProgram(
   const context: CliContext = { io, setExitCode };
   // Each area registers its subcommands here, one line each (register<Area>Commands(program, context)).
   registerJobsCommands(program, context);
+  registerQueuesCommands(program, context);
   registerReceiverCommands(program, context);
   registerRelayCommands(program, context);
   registerFilesCommands(program, context);

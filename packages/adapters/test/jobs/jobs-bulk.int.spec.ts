@@ -67,7 +67,9 @@ for (const engine of ENGINES) {
           [JSON.stringify({ id: "x" }), "VERQ_INVALID_PAYLOAD", '"payload" is missing'],
           [line("x", {}, { maxAttempts: 0 }), "VERQ_INVALID_ARGUMENT", '"maxAttempts"'],
           [line("x", {}, { deadline: "soon" }), "VERQ_INVALID_ARGUMENT", '"deadline"'],
-          [line("x", {}, { priority: 1 }), "VERQ_INVALID_ARGUMENT", 'unknown field "priority"'],
+          [line("x", {}, { urgency: 1 }), "VERQ_INVALID_ARGUMENT", 'unknown field "urgency"'],
+          [line("x", {}, { priority: 1001 }), "VERQ_INVALID_ARGUMENT", "a priority must be"],
+          [line("x", {}, { queue: "" }), "VERQ_INVALID_ARGUMENT", "a queue name must be"],
           ["[1,2]", "VERQ_INVALID_ARGUMENT", "JSON object"],
         ];
         for (const [i, [bad, code, message]] of cases.entries()) {

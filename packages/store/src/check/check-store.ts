@@ -9,6 +9,7 @@ import { jobRetentionCheck } from "./job-retention-check.ts";
 import { ledgerAuditCheck } from "./ledger-audit-check.ts";
 import { messageCheck } from "./message-check.ts";
 import { scheduleCheck } from "./schedule-check.ts";
+import { queueCheck } from "./queue-check.ts";
 import type { StreamTypeCheck } from "./stream-check.ts";
 
 /** Options of {@link checkStore}. */
@@ -40,6 +41,7 @@ const CHECKS = [
   ledgerAuditCheck,
   jobRetentionCheck,
   scheduleCheck,
+  queueCheck,
 ] as unknown as readonly AnyCheck[];
 
 interface OpenStream {
@@ -56,7 +58,7 @@ interface OpenStream {
  * problem as a {@link Finding}: versions not contiguous from 1, positions going backwards within
  * a stream, events a fold refuses, job tokens that do not rise by exactly one per claim or that
  * a redrive changed, more than one accepted outcome per (job, token) or one for a token that is
- * not current, projection rows (`jobs`, `redrives`, `ledger`, `messages`, `processed`,
+ * not current, projection rows (`jobs`, `redrives`, `queues`, `ledger`, `messages`, `processed`,
  * `message_duplicates`) that differ from the fold of their events or that no events explain,
  * a ledger entry deleted while not DONE, a purge that left events of a GUID it lists, and a
  * prune that left events of a job it lists or did not archive it, or an archived job with events.

@@ -49,6 +49,8 @@ const JOB_FIELDS = [
   "reason",
   "deadSince",
   "orderingKey",
+  "queue",
+  "priority",
   "leaseExpiries",
   "enqueuedAt",
   "updatedAt",

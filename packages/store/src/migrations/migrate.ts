@@ -6,6 +6,7 @@ import * as files from "./002-files.ts";
 import * as ledger from "./003-ledger.ts";
 import * as receiver from "./004-receiver.ts";
 import * as leanPositions from "./005-lean-positions.ts";
+import * as queues from "./006-queues.ts";
 import * as cancellation from "./007-cancellation.ts";
 import * as schedules from "./008-schedules.ts";
 import * as retention from "./009-retention.ts";
@@ -19,6 +20,7 @@ function migrationsFor(dialect: StoreDialect): Record<string, Migration> {
     "003-ledger": { up: (db) => ledger.up(db as Kysely<VerqDatabase>) },
     "004-receiver": { up: (db) => receiver.up(db as Kysely<VerqDatabase>) },
     "005-lean-positions": { up: (db) => leanPositions.up(db as Kysely<VerqDatabase>, dialect) },
+    "006-queues": { up: (db) => queues.up(db as Kysely<VerqDatabase>) },
     "007-cancellation": { up: (db) => cancellation.up(db as Kysely<VerqDatabase>, dialect) },
     "008-schedules": { up: (db) => schedules.up(db as Kysely<VerqDatabase>) },
     "009-retention": { up: (db) => retention.up(db as Kysely<VerqDatabase>, dialect) },

@@ -165,7 +165,7 @@ for (const engine of ENGINES) {
       await sql`update jobs set token = 0 where id = 'done-1'`.execute(store.db);
       await sql`update jobs set payload = '{"quantity":99}' where id = 'pending-new'`.execute(store.db);
       await sql`delete from jobs where id = 'dead-permanent'`.execute(store.db);
-      await sql`insert into jobs select 'ghost', payload, state, token, attempts, max_attempts, deadline, available_at, owner, lease_until, reason, dead_since, ordering_key, lease_expiries, enqueued_at, enqueue_position, updated_at, version from jobs where id = 'done-1'`.execute(
+      await sql`insert into jobs select 'ghost', payload, state, token, attempts, max_attempts, deadline, available_at, owner, lease_until, reason, dead_since, ordering_key, lease_expiries, enqueued_at, enqueue_position, updated_at, version, queue, priority from jobs where id = 'done-1'`.execute(
         store.db,
       );
       await sql`update redrives set note = 'OPS-EDITED' where position = ${redriven!.position}`.execute(store.db);
@@ -185,6 +185,31 @@ for (const engine of ENGINES) {
         "PROJECTION_ORPHAN job/ghost jobs row (state done) without events",
         "REDRIVE_AUDIT_MISMATCH job/done-1 redrives row at position -1 without a job.redriven event there",
         `REDRIVE_AUDIT_MISMATCH job/redriven-done redrives row at position ${redriven!.position}: note="OPS-EDITED" (fold: "OPS-1234")`,
+      ]);
+    });
+
+    it("checks queue streams: a limit and a job's queue or priority edited behind the log, and a queues row without events", async () => {
+      const { store } = await stores.open(engine);
+      const clock = new ManualClock(1_000);
+      const queue = new JobQueue(store, { clock });
+      await queue.enqueue({ id: "m-1", payload: 1, queue: "mail", priority: 4 });
+      await queue.setQueueLimit("mail", { maxLeased: 2 });
+      clock.advance(5);
+      await queue.setQueueLimit("mail", { maxLeased: 3 });
+      await queue.setQueueLimit("sms", { maxLeased: 1 });
+      await queue.claim("w", { queues: ["mail"] });
+      const clean = await checkStore(store);
+      expect(clean.findings).toEqual([]);
+      expect(clean.checked.byStreamType).toMatchObject({ queue: { streams: 2, events: 3 } });
+      await sql`update queues set max_leased = 9 where name = 'mail'`.execute(store.db);
+      await sql`delete from queues where name = 'sms'`.execute(store.db);
+      await sql`insert into queues (name, max_leased, updated_at, version) values ('ghost', 1, 1, 1)`.execute(store.db);
+      await sql`update jobs set queue = 'other', priority = 0 where id = 'm-1'`.execute(store.db);
+      expect(await lines(store)).toEqual([
+        'PROJECTION_MISMATCH job/m-1 jobs row: queue="other" (fold: "mail"), priority=0 (fold: 4)',
+        "PROJECTION_MISMATCH queue/mail queues row: maxLeased=9 (fold: 3)",
+        "PROJECTION_MISSING queue/sms no queues row for a stream of 1 events",
+        "PROJECTION_ORPHAN queue/ghost queues row without events",
       ]);
     });
 

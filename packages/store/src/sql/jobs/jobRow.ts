@@ -29,8 +29,14 @@ const JOB_COLUMN_NAMES = [
   "enqueued_at",
   "updated_at",
   "version",
+  "queue",
+  "priority",
 ] as const satisfies readonly (keyof JobRow)[];
 export const JOB_COLUMNS = JOB_COLUMN_NAMES.join(", ");
+/** How many columns {@link JOB_COLUMNS} lists: a query may select more after them. */
+export const JOB_COLUMN_COUNT = JOB_COLUMN_NAMES.length;
+/** The place of `name` in {@link JOB_COLUMNS}. */
+export const columnIndex = (name: (typeof JOB_COLUMN_NAMES)[number]): number => JOB_COLUMN_NAMES.indexOf(name);
 
 /** Maps a projection row read as an object (the cold paths: one job, a listing) to the domain's `Job`. */
 export function rowToJob(row: JobRow): Job {
@@ -58,6 +64,8 @@ export function valuesToJob(values: readonly unknown[]): Job {
     enqueuedAt: Number(values[14]),
     updatedAt: Number(values[15]),
     version: Number(values[16]),
+    queue: values[17] as string,
+    priority: Number(values[18]),
   };
 }
 
@@ -86,6 +94,8 @@ export function jobToRow(job: Job, payloadJson: string, enqueuePosition: number)
     id: job.id,
     payload: payloadJson,
     ordering_key: job.orderingKey,
+    queue: job.queue,
+    priority: job.priority,
     enqueued_at: job.enqueuedAt,
     enqueue_position: enqueuePosition,
     ...mutableColumns(job),
@@ -107,6 +117,8 @@ export const JOB_COLUMN_TYPES: Readonly<Record<keyof JobRow, BatchColumnType>> =
   reason: "text",
   dead_since: "bigint",
   ordering_key: "text",
+  queue: "text",
+  priority: "integer",
   lease_expiries: "integer",
   enqueued_at: "bigint",
   enqueue_position: "bigint",

@@ -3,12 +3,16 @@ import { sql, type Kysely } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
 import { readRows } from "../readRows.ts";
-import { JOB_COLUMNS, valuesToJob } from "./jobRow.ts";
+import { JOB_COLUMNS, JOB_COLUMN_COUNT, columnIndex, valuesToJob } from "./jobRow.ts";
+
+const PRIORITY = columnIndex("priority");
+const AVAILABLE_AT = columnIndex("available_at");
 
 /**
- * Jobs that may be claimable at `now`: leased with an expired lease (`lease_until <= now`), or
- * pending and due (`available_at <= now`), oldest first, through the partial indexes
- * `jobs_leased_expiry` and `jobs_pending_due`. A job with an ordering key is a candidate only
+ * Jobs that may be claimable at `now`: leased with an expired lease (`lease_until <= now`,
+ * oldest lease first) in `queues.expired`, or pending and due in `queues.due` (`available_at <= now`: higher
+ * priority first, then due time and enqueue order), through the partial indexes
+ * `jobs_leased_expiry` and `jobs_pending_due` (by queue, priority, due time, enqueue order). A job with an ordering key is a candidate only
  * while no earlier job of its group is unfinished (a dead head blocks its own group only).
  *
  * This only narrows the search: the job machine decides each claim.
@@ -18,7 +22,10 @@ export async function selectClaimCandidates(
   dialect: StoreDialect,
   now: number,
   limit: number,
+  queues: { readonly expired: readonly string[]; readonly due: readonly string[] },
 ): Promise<Job[]> {
+  // A full queue still hands over its expired leases (that keeps its count), so the two lists differ.
+  const inQueues = (names: readonly string[]) => sql<boolean>`j.queue in (${sql.join(names)})`;
   const headOfGroup = sql<boolean>`(j.ordering_key is null or not exists (
       select 1 from jobs h where h.ordering_key = j.ordering_key
         and h.enqueue_position < j.enqueue_position and h.state <> 'done'))`;
@@ -37,22 +44,38 @@ export async function selectClaimCandidates(
     db,
     dialect,
     sql`select ${columns} from jobs j
-      where j.state = 'leased' and j.lease_until <= ${now} and ${headOfGroup}
+      where j.state = 'leased' and j.lease_until <= ${now} and ${inQueues(queues.expired)} and ${headOfGroup}
       order by j.lease_until, j.enqueue_position limit ${fetch(limit)} ${lock}`.compile(db),
   );
   const expiredRows = expired.slice(0, limit);
   const remaining = limit - expiredRows.length;
-  const due =
-    remaining <= 0
-      ? []
-      : (
-          await readRows(
-            db,
-            dialect,
-            sql`select ${columns} from jobs j
-              where j.state = 'pending' and j.available_at <= ${now} and ${headOfGroup}
-              order by j.available_at, j.enqueue_position limit ${fetch(remaining)} ${lock}`.compile(db),
-          )
-        ).slice(0, remaining);
-  return [...expiredRows, ...due].map(valuesToJob);
+  // One walk of `jobs_pending_due` per queue, each stopping at its LIMIT, merged here in claim
+  // order: an IN list over several queues cannot be read from the index in that order, and both
+  // engines then scanned and sorted the whole table. The enqueue position rides along, last.
+  const due: unknown[][] = [];
+  if (remaining > 0) {
+    for (const queue of queues.due) {
+      due.push(
+        ...(await readRows(
+          db,
+          dialect,
+          sql`select ${columns}, j.enqueue_position from jobs j
+            where j.state = 'pending' and j.queue = ${queue} and j.available_at <= ${now} and ${headOfGroup}
+            order by j.priority desc, j.available_at, j.enqueue_position limit ${fetch(remaining)} ${lock}`.compile(db),
+        )),
+      );
+    }
+    if (queues.due.length > 1) due.sort(claimOrder);
+  }
+  return [...expiredRows, ...due.slice(0, remaining)].map(valuesToJob);
+}
+
+/** Higher priority first, then earlier due time, then enqueue order: on rows of JOB_COLUMNS plus the enqueue position. */
+function claimOrder(a: readonly unknown[], b: readonly unknown[]): number {
+  const [priority, availableAt, position] = [PRIORITY, AVAILABLE_AT, JOB_COLUMN_COUNT];
+  return (
+    Number(b[priority]) - Number(a[priority]) ||
+    Number(a[availableAt]) - Number(b[availableAt]) ||
+    Number(a[position]) - Number(b[position])
+  );
 }

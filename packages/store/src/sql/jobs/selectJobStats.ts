@@ -34,13 +34,25 @@ export interface JobStats {
   readonly leaseExpiries: number;
   /** Finishes refused because the token was stale or the job no longer leased. */
   readonly staleFinishesRefused: number;
+  /**
+   * Per named queue (every queue with jobs or a limit, or only the one asked for): its jobs by
+   * state, its leased count (what its limit is judged by) and its limit (`null`: none).
+   */
+  readonly queues: Readonly<Record<string, QueueStats>>;
+}
+
+/** One queue's figures in {@link JobStats}. */
+export interface QueueStats {
+  readonly byState: Readonly<Record<JobState, number>>;
+  readonly leased: number;
+  readonly maxLeased: number | null;
 }
 
 const STATES: readonly JobState[] = ["pending", "leased", "done", "dead"];
 const REASONS: readonly DeadReason[] = DEAD_REASONS;
 
-/** Reads the figures of {@link JobStats} in a few aggregate queries. */
-export async function selectJobStats(db: Kysely<VerqDatabase>): Promise<JobStats> {
+/** Reads the figures of {@link JobStats} in a few aggregate queries; `queue` keeps `queues` to that one. */
+export async function selectJobStats(db: Kysely<VerqDatabase>, queue?: string): Promise<JobStats> {
   const stateRows = await db
     .selectFrom("jobs")
     .select(["state", (eb) => eb.fn.countAll<number>().as("n"), (eb) => eb.fn.sum<number>("lease_expiries").as("expiries")])
@@ -73,6 +85,7 @@ export async function selectJobStats(db: Kysely<VerqDatabase>): Promise<JobStats
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .executeTakeFirstOrThrow();
 
+  const queues = await selectQueueStats(db, queue);
   const byState = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<JobState, number>;
   let leaseExpiries = 0;
   for (const row of stateRows) {
@@ -109,5 +122,30 @@ export async function selectJobStats(db: Kysely<VerqDatabase>): Promise<JobStats
     redrives: Number(redrives.n),
     leaseExpiries,
     staleFinishesRefused: await readCounter(db, "job.staleFinishesRefused"),
+    queues,
   };
+}
+
+async function selectQueueStats(db: Kysely<VerqDatabase>, only: string | undefined): Promise<Record<string, QueueStats>> {
+  let counts = db
+    .selectFrom("jobs")
+    .select(["queue", "state", (eb) => eb.fn.countAll<number>().as("n")])
+    .groupBy(["queue", "state"]);
+  let limits = db.selectFrom("queues").select(["name", "max_leased"]);
+  if (only !== undefined) {
+    counts = counts.where("queue", "=", only);
+    limits = limits.where("name", "=", only);
+  }
+  const entry = () => ({
+    byState: Object.fromEntries(STATES.map((s) => [s, 0])) as Record<JobState, number>,
+    leased: 0,
+    maxLeased: null as number | null,
+  });
+  const queues = new Map<string, ReturnType<typeof entry>>();
+  const of = (name: string) => queues.get(name) ?? queues.set(name, entry()).get(name)!;
+  if (only !== undefined) of(only);
+  for (const row of await counts.execute()) of(row.queue).byState[row.state as JobState] = Number(row.n);
+  for (const row of await limits.execute()) of(row.name).maxLeased = row.max_leased === null ? null : Number(row.max_leased);
+  const sorted = [...queues.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(sorted.map(([name, q]) => [name, { ...q, leased: q.byState.leased }]));
 }

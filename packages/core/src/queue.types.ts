@@ -1,0 +1,36 @@
+/** The queue of a job enqueued without one, and of every job written before queues existed. */
+export const DEFAULT_QUEUE = "default";
+
+/** Whether a queue has a global concurrency limit. */
+export type QueueLimitState = "unlimited" | "limited";
+
+/**
+ * A named queue's settings as the fold of its `queue.*` events, from {@link newQueue}: at most
+ * `maxLeased` of its jobs are leased at once, across every process and host on the store
+ * (`null`: no limit). A queue exists by its jobs; it has a stream only once a limit was set.
+ */
+export interface QueueSettings {
+  /** The stream id: the queue's name. */
+  readonly name: string;
+  readonly state: QueueLimitState;
+  /** The most jobs of the queue leased at once; null while unlimited. */
+  readonly maxLeased: number | null;
+  /** Time of the last event applied (0 while there is none). */
+  readonly updatedAt: number;
+  /** Version of the stream: the number of events applied. */
+  readonly version: number;
+}
+
+/**
+ * What a claim knows of a job's queue, read in the claim's transaction: how many of its jobs are
+ * leased now (counting the ones a batch claim granted before this one) and its limit.
+ */
+export interface QueueLoad {
+  readonly leased: number;
+  readonly maxLeased: number | null;
+}
+
+/** The queue `name` before its first event: unlimited, version 0. Never stored. */
+export function newQueue(name: string): QueueSettings {
+  return { name, state: "unlimited", maxLeased: null, updatedAt: 0, version: 0 };
+}

@@ -1,0 +1,38 @@
+import type { QueueLoad } from "@verq/core";
+import { sql, type Kysely } from "kysely";
+import type { StoreDialect } from "../../dialect/store-dialect.ts";
+import type { VerqDatabase } from "../../schema.ts";
+
+/** The topic a claim of a limited queue (and a change of its limit) takes turns on. */
+export const queueTopic = (name: string): string => `verq.queue:${name}`;
+
+/**
+ * The load of each of `queues` that has a limit, in the caller's claim transaction: its
+ * `maxLeased` and how many of its jobs are leased now (expired leases included: their holder may
+ * still be working). Before counting, the transaction takes each limited queue's turn, in name
+ * order (so two claimers never wait on each other crosswise): on PostgreSQL, where claimers run
+ * at once, two of them must never both see the last free slot; SQLite's write lock already
+ * serialises claims. Unlimited queues are not in the map and cost one indexed read.
+ */
+export async function selectQueueLoads(
+  trx: Kysely<VerqDatabase>,
+  dialect: StoreDialect,
+  queues: readonly string[],
+): Promise<Map<string, QueueLoad>> {
+  const loads = new Map<string, QueueLoad>();
+  const limits = await trx
+    .selectFrom("queues")
+    .select(["name", "max_leased"])
+    .where("name", "in", queues)
+    .where("max_leased", "is not", null)
+    .orderBy("name")
+    .execute();
+  if (limits.length === 0) return loads;
+  for (const { name } of limits) await dialect.exclusive(trx, queueTopic(name));
+  const names = limits.map((l) => l.name);
+  const counts = await sql<{ queue: string; n: number | string }>`select queue, count(*) as n from jobs
+    where state = 'leased' and queue in (${sql.join(names)}) group by queue`.execute(trx);
+  const leased = new Map(counts.rows.map((r) => [r.queue, Number(r.n)]));
+  for (const { name, max_leased } of limits) loads.set(name, { leased: leased.get(name) ?? 0, maxLeased: Number(max_leased) });
+  return loads;
+}
