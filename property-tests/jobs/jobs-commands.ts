@@ -9,6 +9,7 @@ import { FinishManyCommand } from "./finish-many.command.ts";
 import { FinishCommand } from "./finish.command.ts";
 import { HeartbeatCommand } from "./heartbeat.command.ts";
 import type { JobsCommand } from "./jobs-command.ts";
+import { PruneCommand } from "./prune.command.ts";
 import { RedriveCommand } from "./redrive.command.ts";
 import { WorkerDiesCommand } from "./worker-dies.command.ts";
 
@@ -16,6 +17,8 @@ import { WorkerDiesCommand } from "./worker-dies.command.ts";
  * Every command of the jobs model, as arbitraries for `fc.commands`. Enqueues, claims and finishes
  * are listed twice: they are what moves jobs along, and they make dead jobs common enough to redrive.
  * The batch forms (`claimMany`, `finishMany`) must behave as their single forms run in sequence.
+ * Retention (`prune`) is listed once: it removes finished jobs, so more often would leave runs
+ * with few jobs to claim, finish and redrive.
  */
 export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
   return [
@@ -34,5 +37,6 @@ export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
     WorkerDiesCommand.arbitrary(),
     RedriveCommand.arbitrary(),
     RedriveCommand.arbitrary(),
+    PruneCommand.arbitrary(),
   ];
 }

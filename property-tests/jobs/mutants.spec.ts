@@ -21,6 +21,9 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   "deadline checked before the budget": /Got error: \[(model|J4 retry|decided finish|decided finishMany)\]/,
   "enqueue accepts a conflicting payload": /Got error: \[J2 conflict\]/,
   "redrive ignores the rate limit": /Got error: \[J6 VERQ_REDRIVE_RATE_LIMITED\]/,
+  "prune takes unfinished jobs": /Got error: \[prune unfinished\]/,
+  "prune cutoff off by one": /Got error: \[prune cutoff\]/,
+  "prune ignores the cutoff": /Got error: \[prune cutoff\]/,
 };
 
 /**

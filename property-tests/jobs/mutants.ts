@@ -1,5 +1,13 @@
 import { assign } from "xstate";
-import { createJobDecider, evolveJob, jobEvents, jobMachine, type JobDecider, type JobMachineContext } from "@verq/core";
+import {
+  createJobDecider,
+  decideJob,
+  evolveJob,
+  jobEvents,
+  jobMachine,
+  type JobDecider,
+  type JobMachineContext,
+} from "@verq/core";
 
 /**
  * Deliberately broken job machines. Each breaks one rule the property suite claims to guard;
@@ -103,4 +111,36 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
    * window: "[J6 VERQ_REDRIVE_RATE_LIMITED] expected VERQ_REDRIVE_RATE_LIMITED, but it returned {…}".
    */
   "redrive ignores the rate limit": createJobDecider(jobMachine.provide({ guards: { redriveLimitReached: () => false } })),
+  /**
+   * Retention broken: an unfinished job looks done to the prune decision, so a prune deletes a
+   * pending job nobody ran, or a leased one under its worker's feet.
+   * Caught as: enqueue → prune(done>=0): "[prune unfinished] prune(…) removed job-a, which was pending".
+   */
+  "prune takes unfinished jobs": (job, ...commands) =>
+    commands[0]?.type === "job.prune" && (job.state === "pending" || job.state === "leased")
+      ? decideJob({ ...job, state: "done" }, ...commands)
+      : decideJob(job, ...commands),
+  /**
+   * Retention broken: the cutoff is exclusive (`updatedAt < cutoff`), so a job finished exactly
+   * `doneOlderThan` ago is kept. Caught as: enqueue → claim → finish(ok) → prune with the exact
+   * age of that job: "[prune cutoff] … jobs removed: expected ["job-a"], got []".
+   */
+  "prune cutoff off by one": createJobDecider(
+    jobMachine.provide({
+      guards: {
+        finishedAtOrBeforeCutoff: ({ context, event }) => {
+          if (event.type !== "job.prune") return false;
+          const cutoff = context.job.state === "dead" ? event.deadCutoff : event.doneCutoff;
+          return cutoff !== null && context.job.updatedAt < cutoff;
+        },
+      },
+    }),
+  ),
+  /**
+   * Retention broken: a finished job is pruned whatever its age. The store only looks at jobs
+   * changed at or before the later of the two cutoffs, so it shows when they differ.
+   * Caught as: a done job finished after the done cutoff but before the dead one:
+   * "[prune cutoff] … jobs removed: expected [], got ["job-a"]".
+   */
+  "prune ignores the cutoff": createJobDecider(jobMachine.provide({ guards: { finishedAtOrBeforeCutoff: () => true } })),
 };
