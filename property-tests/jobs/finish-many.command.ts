@@ -42,7 +42,12 @@ export class FinishManyCommand implements JobsCommand {
     const gone = finishes.find((f) => m.archive.has(f.id));
     if (gone !== undefined) {
       await expectVerqError("prune archived id", "VERQ_UNKNOWN_JOB", () => r.queue.finishMany(finishes));
-      modelEqual("prune archived id", `a finishMany naming archived ${gone.id} changed the store`, await storeSnapshot(r), before);
+      modelEqual(
+        "prune archived id",
+        `a finishMany naming archived ${gone.id} changed the store`,
+        await storeSnapshot(r),
+        before,
+      );
       await checkInvariants(m, r);
       return;
     }

@@ -36,7 +36,9 @@ export class HeartbeatCommand implements JobsCommand {
     if (claim === undefined) throw new Error("HeartbeatCommand ran without a held claim");
     if (m.archive.has(claim.id)) {
       const before = await storeSnapshot(r);
-      await expectVerqError("prune archived id", "VERQ_UNKNOWN_JOB", () => r.queue.heartbeat(claim.id, claim.token, this.leaseMs));
+      await expectVerqError("prune archived id", "VERQ_UNKNOWN_JOB", () =>
+        r.queue.heartbeat(claim.id, claim.token, this.leaseMs),
+      );
       modelEqual("prune archived id", `a heartbeat of archived ${claim.id} changed the store`, await storeSnapshot(r), before);
       await checkInvariants(m, r);
       return;

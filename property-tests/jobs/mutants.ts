@@ -114,7 +114,8 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
   /**
    * Retention broken: an unfinished job looks done to the prune decision, so a prune deletes a
    * pending job nobody ran, or a leased one under its worker's feet.
-   * Caught as: enqueue → prune(done>=0): "[prune unfinished] prune(…) removed job-a, which was pending".
+   * Caught as: enqueue → prune(done>=0): "[prune unfinished] prune(…) removed job-a, which was
+   * pending (token 0)".
    */
   "prune takes unfinished jobs": (job, ...commands) =>
     commands[0]?.type === "job.prune" && (job.state === "pending" || job.state === "leased")
@@ -122,8 +123,8 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
       : decideJob(job, ...commands),
   /**
    * Retention broken: the cutoff is exclusive (`updatedAt < cutoff`), so a job finished exactly
-   * `doneOlderThan` ago is kept. Caught as: enqueue → claim → finish(ok) → prune with the exact
-   * age of that job: "[prune cutoff] … jobs removed: expected ["job-a"], got []".
+   * `doneOlderThan` ago is kept. Caught as: enqueue → claim → finish(ok) → prune(done>=0) in the
+   * same millisecond: "[prune cutoff] … jobs removed (…): expected ["job-a"], got []".
    */
   "prune cutoff off by one": createJobDecider(
     jobMachine.provide({
@@ -139,8 +140,8 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
   /**
    * Retention broken: a finished job is pruned whatever its age. The store only looks at jobs
    * changed at or before the later of the two cutoffs, so it shows when they differ.
-   * Caught as: a done job finished after the done cutoff but before the dead one:
-   * "[prune cutoff] … jobs removed: expected [], got ["job-a"]".
+   * Caught as: enqueue → claim → finish(ok) → prune(done>=its age+1, dead>=0): "[prune cutoff]
+   * … jobs removed (…): expected [], got ["job-a"]".
    */
   "prune ignores the cutoff": createJobDecider(jobMachine.provide({ guards: { finishedAtOrBeforeCutoff: () => true } })),
 };

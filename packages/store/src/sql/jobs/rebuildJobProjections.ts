@@ -11,10 +11,7 @@ import { projectRedrives } from "./projectRedrives.ts";
  * The `redrives` rows of pruned jobs stay: their events are gone, and the archive explains them.
  */
 export async function rebuildJobProjections(trx: Kysely<VerqDatabase>): Promise<{ jobs: number; events: number }> {
-  await trx
-    .deleteFrom("redrives")
-    .where("job_id", "not in", trx.selectFrom("job_archive").select("id"))
-    .execute();
+  await trx.deleteFrom("redrives").where("job_id", "not in", trx.selectFrom("job_archive").select("id")).execute();
   await trx.deleteFrom("jobs").execute();
   const events = await readAllEvents(trx, JOB_STREAM);
   const jobs = new Map<string, { job: Job; payloadJson: string; position: number }>();
