@@ -23,8 +23,9 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   "enqueue accepts a conflicting payload": /Got error: \[J2 conflict\]/,
   "redrive ignores the rate limit": /Got error: \[J6 VERQ_REDRIVE_RATE_LIMITED\]/,
   "prune takes unfinished jobs": /Got error: \[prune unfinished\]/,
-  "prune cutoff off by one": /Got error: \[prune cutoff\]/,
-  "prune ignores the cutoff": /Got error: \[prune cutoff\]/,
+  // A dry run shows which jobs a prune takes only in its result's counts.
+  "prune cutoff off by one": /Got error: \[prune (cutoff|result)\]/,
+  "prune ignores the cutoff": /Got error: \[prune (cutoff|result)\]/,
 };
 
 /**

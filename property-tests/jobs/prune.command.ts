@@ -32,9 +32,10 @@ const age: fc.Arbitrary<PruneAge> = fc.oneof(
 /**
  * Retention: prunes done jobs finished at least `doneOlderThan` ago (and dead ones dead at least
  * `deadOlderThan` ago, when given), in batches of `batchSize`, or only counts them (`dryRun`).
- * The property, checked in this order: no pending or leased job is ever removed; exactly the
- * jobs finished at or before their cutoff are removed (none with a dry run, which changes
- * nothing at all); the result's counts, cutoffs and batches are the model's; each pruned job
+ * The property, checked in this order: no pending or leased job is ever removed (nor counted as
+ * pruned by a dry run); exactly the jobs finished at or before their cutoff are removed (none
+ * with a dry run, which changes nothing at all); the result's counts, cutoffs and batches are
+ * the model's; each pruned job
  * has no events and no row left and an archive row with its final state, token and reason.
  * The model then forgets the pruned jobs and keeps their archive rows.
  */
@@ -91,9 +92,13 @@ export class PruneCommand implements JobsCommand {
         modelFail("prune unfinished", `${call} removed ${job.id}, which was ${job.state} (token ${job.token})`);
       gone.push(job.id);
     }
+    const wantResult = this.result(m, expected, doneCutoff, deadCutoff);
+    // A dry run removes nothing: its result must still count every pending and leased job as kept.
+    const unfinished = (res: PruneResult) => ({ pending: res.kept.pending, leased: res.kept.leased });
+    modelEqual("prune unfinished", `${call}: pending and leased jobs kept`, unfinished(result), unfinished(wantResult));
     const want = this.dryRun ? [] : expected.map((j) => j.id).sort();
     modelEqual("prune cutoff", `${call}: jobs removed (last changes: ${lastChanges(m)})`, gone.sort(), want);
-    modelEqual("prune result", `${call}: result`, result, this.result(m, expected, doneCutoff, deadCutoff));
+    modelEqual("prune result", `${call}: result`, result, wantResult);
     if (this.dryRun) {
       modelEqual("prune dry run", `${call} with dryRun changed the store`, await storeSnapshot(r), before);
     } else {
