@@ -42,10 +42,10 @@ export interface Expected {
   readonly refusals: (string | null)[];
 }
 
-/** Reads {@link JobsBefore} from the store. */
+/** Reads {@link JobsBefore} from the store; the blank job of a pruned id carries its archive row, as the queue decides it. */
 export async function jobsBefore(r: JobsReal): Promise<JobsBefore> {
   const jobs = new Map<string, JobStreamState>();
-  for (const id of JOB_IDS) jobs.set(id, (await r.queue.get(id)) ?? newJob(id));
+  for (const id of JOB_IDS) jobs.set(id, (await r.queue.get(id)) ?? newJob(id, await r.queue.archived(id)));
   return jobs;
 }
 

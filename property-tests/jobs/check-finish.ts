@@ -3,13 +3,21 @@ import type { JobsModel } from "./jobs-model.ts";
 import type { JobsReal } from "./jobs-real.ts";
 import { modelEqual, modelFail } from "./model-assert.ts";
 import { storeSnapshot } from "./store-snapshot.ts";
+import { expectVerqError } from "./expect-verq-error.ts";
 
 /**
  * Finishes `id` with `token` and checks J4 against the model: accepted exactly when the job is
  * leased with that token; (b) otherwise `false` and the store unchanged; (c) at most one
- * accepted finish per (job, token). Updates the model with the accepted outcome.
+ * accepted finish per (job, token). Updates the model with the accepted outcome. A job pruned
+ * since the claim is gone: the finish is refused as for an id never enqueued (`VERQ_UNKNOWN_JOB`).
  */
 export async function checkFinish(m: JobsModel, r: JobsReal, id: string, token: number, outcome: FinishOutcome): Promise<void> {
+  if (m.archive.has(id)) {
+    const before = await storeSnapshot(r);
+    await expectVerqError("prune archived id", "VERQ_UNKNOWN_JOB", () => r.queue.finish(id, token, outcome));
+    modelEqual("prune archived id", `a finish of archived ${id} changed the store`, await storeSnapshot(r), before);
+    return;
+  }
   const job = m.job(id);
   const current = job.state === "leased" && job.token === token;
   const before = await storeSnapshot(r);

@@ -2,6 +2,7 @@ import { foldJob, type JobEvent, type JobState } from "@verq/core";
 import type { StoredEvent } from "@verq/store";
 import { JOB_IDS, JOB_QUEUES, type JobsModel } from "./jobs-model.ts";
 import type { JobsReal } from "./jobs-real.ts";
+import { archivedIds, highestPosition, jobEventCounts } from "./event-log.ts";
 import { modelEqual, modelFail } from "./model-assert.ts";
 
 const STATES: readonly JobState[] = ["pending", "leased", "done", "dead"];
@@ -24,13 +25,19 @@ export function toJobEvent(stored: StoredEvent): JobEvent {
  * - cancel: a cancelled job is never finished `ok`: no `job.completed` follows a `job.cancelled`
  *   in its stream unless a `job.redriven` came between;
  * - J6/J7: `stats().lastRedrive` is the last accepted redrive;
- * - queues: `stats().queues` has each queue's leased count and limit as the model has them.
+ * - queues: `stats().queues` has each queue's leased count and limit as the model has them;
+ * - retention: no pending or leased job is ever removed; the archive holds exactly the pruned
+ *   ids, each as the model archived it, with no events and no `jobs` row left; the highest
+ *   global event position never goes backwards (a prune deletes events, never the newest).
  */
 export async function checkInvariants(m: JobsModel, r: JobsReal): Promise<void> {
   modelEqual("clock", "the manual clock", r.clock.now(), m.now);
   for (const id of JOB_IDS) {
     const actual = await r.queue.get(id);
     if (actual === null) {
+      const expected = m.jobs.get(id);
+      if (expected?.state === "pending" || expected?.state === "leased")
+        modelFail("prune unfinished", `job ${id} is gone; it was ${expected.state} (token ${expected.token})`);
       modelEqual("model", `job ${id}`, actual, m.jobs.get(id) ?? null);
       continue;
     }
@@ -85,4 +92,21 @@ export async function checkInvariants(m: JobsModel, r: JobsReal): Promise<void> 
     last === null ? null : { jobId: last.jobId, at: last.at, note: last.note, previousToken: last.previousToken },
     m.lastRedrive,
   );
+  await checkRetention(m, r);
+}
+
+async function checkRetention(m: JobsModel, r: JobsReal): Promise<void> {
+  const position = await highestPosition(r);
+  if (position < m.highestPosition)
+    modelFail("positions", `the highest event position went back from ${m.highestPosition} to ${position}`);
+  m.highestPosition = position;
+  const archived = [...m.archive.keys()].sort();
+  modelEqual("prune archive", "ids in job_archive", await archivedIds(r), archived);
+  if (archived.length === 0) return;
+  const counts = await jobEventCounts(r, archived);
+  for (const id of archived) {
+    if (counts.get(id) !== 0) modelFail("prune archive", `archived ${id} has ${counts.get(id)} events`);
+    if ((await r.queue.get(id)) !== null) modelFail("prune archive", `archived ${id} has a jobs row`);
+    modelEqual("prune archive", `archive row of ${id}`, await r.queue.archived(id), m.archive.get(id) ?? null);
+  }
 }

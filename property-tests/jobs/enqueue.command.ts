@@ -13,7 +13,8 @@ import { storeSnapshot } from "./store-snapshot.ts";
  * J2: enqueues `id` into a queue with a priority. A new id is created pending; an existing id
  * with the same payload (keys in any order), queue and priority is a no-op whatever the other
  * fields; with a different payload, queue or priority it throws `VERQ_ENQUEUE_CONFLICT` and
- * changes nothing.
+ * changes nothing. An id whose job was pruned is never a new job again: whatever the payload,
+ * `VERQ_JOB_ARCHIVED`, and nothing changes.
  */
 export class EnqueueCommand implements JobsCommand {
   constructor(
@@ -72,7 +73,11 @@ export class EnqueueCommand implements JobsCommand {
       now: m.now,
     });
     const existing = m.jobs.get(this.id);
-    if (existing === undefined) {
+    if (m.archive.has(this.id)) {
+      const before = await storeSnapshot(r);
+      await expectVerqError("prune archived id", "VERQ_JOB_ARCHIVED", () => r.queue.enqueue(input));
+      modelEqual("prune archived id", `an enqueue of archived ${this.id} changed the store`, await storeSnapshot(r), before);
+    } else if (existing === undefined) {
       const result = await r.queue.enqueue(input);
       const expected = m.enqueued(input);
       modelEqual("J2 enqueue", `enqueue of new ${this.id}`, result, { created: true, job: expected });

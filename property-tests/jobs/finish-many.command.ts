@@ -8,12 +8,14 @@ import type { HeldClaim, JobsModel } from "./jobs-model.ts";
 import type { JobsReal } from "./jobs-real.ts";
 import { modelEqual, modelFail } from "./model-assert.ts";
 import { storeSnapshot } from "./store-snapshot.ts";
+import { expectVerqError } from "./expect-verq-error.ts";
 
 /**
  * J4 in a batch: several held claims (the same one possibly twice) finish in one transaction.
  * Each must be judged as if the finishes ran one after another in input order: accepted
  * exactly when its job is then leased with its token, at most one accepted per (job, token),
- * and a batch where nothing is accepted leaves the store as it was.
+ * and a batch where nothing is accepted leaves the store as it was. A batch that names a job
+ * pruned since its claim throws `VERQ_UNKNOWN_JOB` and records none of its finishes.
  */
 export class FinishManyCommand implements JobsCommand {
   constructor(readonly items: readonly { readonly pick: number; readonly outcome: FinishOutcome }[]) {}
@@ -37,6 +39,18 @@ export class FinishManyCommand implements JobsCommand {
       jobs,
       finishes.map((finish) => finishItem(r, m.now, finish)),
     );
+    const gone = finishes.find((f) => m.archive.has(f.id));
+    if (gone !== undefined) {
+      await expectVerqError("prune archived id", "VERQ_UNKNOWN_JOB", () => r.queue.finishMany(finishes));
+      modelEqual(
+        "prune archived id",
+        `a finishMany naming archived ${gone.id} changed the store`,
+        await storeSnapshot(r),
+        before,
+      );
+      await checkInvariants(m, r);
+      return;
+    }
     const accepted = await r.queue.finishMany(finishes);
     const expected: boolean[] = [];
     for (const { id, token, outcome } of finishes) {

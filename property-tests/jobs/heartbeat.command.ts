@@ -7,11 +7,13 @@ import type { JobsModel } from "./jobs-model.ts";
 import type { JobsReal } from "./jobs-real.ts";
 import { modelEqual, modelFail } from "./model-assert.ts";
 import { storeSnapshot } from "./store-snapshot.ts";
+import { expectVerqError } from "./expect-verq-error.ts";
 
 /**
  * Lease renewal: a worker heartbeats a claim it holds. Accepted only while the job is leased
  * with that token and `now < leaseUntil` (an expired lease is not revived, even if nobody took it
  * over); a refusal returns `false` and changes nothing. The worker keeps its claim either way.
+ * A job pruned since the claim is gone: `VERQ_UNKNOWN_JOB`, as for an id never enqueued.
  */
 export class HeartbeatCommand implements JobsCommand {
   constructor(
@@ -32,6 +34,15 @@ export class HeartbeatCommand implements JobsCommand {
   async run(m: JobsModel, r: JobsReal): Promise<void> {
     const claim = m.held[this.pick % m.held.length];
     if (claim === undefined) throw new Error("HeartbeatCommand ran without a held claim");
+    if (m.archive.has(claim.id)) {
+      const before = await storeSnapshot(r);
+      await expectVerqError("prune archived id", "VERQ_UNKNOWN_JOB", () =>
+        r.queue.heartbeat(claim.id, claim.token, this.leaseMs),
+      );
+      modelEqual("prune archived id", `a heartbeat of archived ${claim.id} changed the store`, await storeSnapshot(r), before);
+      await checkInvariants(m, r);
+      return;
+    }
     const job = m.job(claim.id);
     const held = job.state === "leased" && job.token === claim.token && job.leaseUntil !== null && m.now < job.leaseUntil;
     const before = await storeSnapshot(r);

@@ -10,6 +10,7 @@ import { FinishManyCommand } from "./finish-many.command.ts";
 import { FinishCommand } from "./finish.command.ts";
 import { HeartbeatCommand } from "./heartbeat.command.ts";
 import type { JobsCommand } from "./jobs-command.ts";
+import { PruneCommand } from "./prune.command.ts";
 import { RedriveCommand } from "./redrive.command.ts";
 import { SetQueueLimitCommand } from "./set-queue-limit.command.ts";
 import { WorkerDiesCommand } from "./worker-dies.command.ts";
@@ -20,6 +21,8 @@ import { WorkerDiesCommand } from "./worker-dies.command.ts";
  * The batch forms (`claimMany`, `finishMany`) must behave as their single forms run in sequence.
  * Cancels take live jobs away from the workers that believe they hold them.
  * Jobs go to 3 named queues with 3 priorities, and `setQueueLimit` limits them.
+ * Retention (`prune`) is listed once: it removes finished jobs, so more often would leave runs
+ * with few jobs to claim, finish and redrive.
  */
 export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
   return [
@@ -41,5 +44,6 @@ export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
     CancelCommand.arbitrary(),
     SetQueueLimitCommand.arbitrary(),
     SetQueueLimitCommand.arbitrary(),
+    PruneCommand.arbitrary(),
   ];
 }

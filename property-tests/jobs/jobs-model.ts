@@ -1,4 +1,4 @@
-import type { DeadReason, Job, JsonValue } from "@verq/core";
+import type { ArchivedJob, DeadReason, Job, JsonValue } from "@verq/core";
 import { modelFail } from "./model-assert.ts";
 
 /** The business ids the commands draw from: few, so that re-enqueues and collisions are common. */
@@ -55,6 +55,10 @@ export class JobsModel {
   readonly redriveTimes: number[] = [];
   /** Each queue's global concurrency limit; a queue that is not here has none. */
   readonly limits = new Map<string, number>();
+  /** Retention: what the archive keeps of each pruned job, by id (the job itself is gone from {@link jobs}). */
+  readonly archive = new Map<string, ArchivedJob>();
+  /** The highest global event position seen so far: it never goes backwards, not even when a prune deletes events. */
+  highestPosition = 0;
 
   constructor(now: number) {
     this.now = now;
@@ -240,6 +244,33 @@ export class JobsModel {
     return this.redriveTimes.filter((at) => at >= this.now - windowMs + 1).length;
   }
 
+  /**
+   * Retention: the jobs a prune with these cutoffs removes, oldest change first (ties by id), as
+   * the prune walks them: done ones that finished at or before `doneCutoff`, dead ones that died
+   * at or before `deadCutoff` when there is one; never a pending or leased job.
+   */
+  prunable(doneCutoff: number, deadCutoff: number | null): Job[] {
+    return byChange([...this.jobs.values()]).filter((j) =>
+      j.state === "done"
+        ? j.updatedAt <= doneCutoff
+        : j.state === "dead" && deadCutoff !== null && j.deadSince !== null && j.deadSince <= deadCutoff,
+    );
+  }
+
+  /** What the archive keeps of `job`, pruned now: its final state, token and reason, and when it finished. */
+  archived(job: Job): ArchivedJob {
+    if (job.state !== "done" && job.state !== "dead") modelFail("model", `${job.id} is ${job.state}, not finished`);
+    return {
+      id: job.id,
+      state: job.state,
+      token: job.token,
+      reason: job.reason,
+      enqueuedAt: job.enqueuedAt,
+      finishedAt: job.updatedAt,
+      prunedAt: this.now,
+    };
+  }
+
   forget(claim: HeldClaim): void {
     this.held = this.held.filter((c) => c !== claim);
   }
@@ -250,4 +281,9 @@ export function backoffRange(attempt: number): readonly [number, number] {
   const raw = MODEL_BACKOFF.baseMs * MODEL_BACKOFF.factor ** Math.max(0, attempt - 1);
   const capped = Math.min(MODEL_BACKOFF.maxMs, raw);
   return [Math.round(capped / 2), capped];
+}
+
+/** `jobs` oldest change first, ties by id: the order a prune looks at them. */
+export function byChange(jobs: readonly Job[]): Job[] {
+  return [...jobs].sort((a, b) => a.updatedAt - b.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

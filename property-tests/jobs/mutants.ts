@@ -149,10 +149,43 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
     }),
   ),
   /**
+   * Retention broken: an unfinished job looks done to the prune decision, so a prune deletes a
+   * pending job nobody ran, or a leased one under its worker's feet.
+   * Caught as: enqueue → prune(done>=0): "[prune unfinished] prune(…) removed job-a, which was
+   * pending (token 0)".
+   */
+  "prune takes unfinished jobs": (job, ...commands) =>
+    commands[0]?.type === "job.prune" && (job.state === "pending" || job.state === "leased")
+      ? decideJob({ ...job, state: "done" }, ...commands)
+      : decideJob(job, ...commands),
+  /**
+   * Retention broken: the cutoff is exclusive (`updatedAt < cutoff`), so a job finished exactly
+   * `doneOlderThan` ago is kept. Caught as: enqueue → claim → finish(ok) → prune(done>=0) in the
+   * same millisecond: "[prune cutoff] … jobs removed (…): expected ["job-a"], got []".
+   */
+  "prune cutoff off by one": createJobDecider(
+    jobMachine.provide({
+      guards: {
+        finishedAtOrBeforeCutoff: ({ context, event }) => {
+          if (event.type !== "job.prune") return false;
+          const cutoff = context.job.state === "dead" ? event.deadCutoff : event.doneCutoff;
+          return cutoff !== null && context.job.updatedAt < cutoff;
+        },
+      },
+    }),
+  ),
+  /**
    * Queue limit broken: a claim leases a pending job of a queue at its limit. The claim leaves full
    * queues out of its search, so only a batch that fills a queue midway reaches the guard.
    * Caught as: setQueueLimit(q, 1) → enqueue two jobs into q → claimMany(max ≥ 2): "[queue limit]
    * queue q went from 0 to 2 leased; its limit is 1".
    */
   "claim ignores the queue limit": createJobDecider(jobMachine.provide({ guards: { queueFull: () => false } })),
+  /**
+   * Retention broken: a finished job is pruned whatever its age. The store only looks at jobs
+   * changed at or before the later of the two cutoffs, so it shows when they differ.
+   * Caught as: enqueue → claim → finish(ok) → prune(done>=its age+1, dead>=0): "[prune cutoff]
+   * … jobs removed (…): expected [], got ["job-a"]".
+   */
+  "prune ignores the cutoff": createJobDecider(jobMachine.provide({ guards: { finishedAtOrBeforeCutoff: () => true } })),
 };

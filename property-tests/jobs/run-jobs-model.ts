@@ -5,6 +5,7 @@ import { assertProperty, type Counterexample } from "../property-failure.ts";
 import { withFreshDatabase, type PerEngine, type StoreFactory } from "../store-factory.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import { checkRebuild } from "./check-rebuild.ts";
+import { checkStoreClean } from "./check-store-clean.ts";
 import { jobsCommands } from "./jobs-commands.ts";
 import { JobsModel } from "./jobs-model.ts";
 import { createJobsReal } from "./jobs-real.ts";
@@ -35,9 +36,10 @@ export interface RunJobsModelOptions {
 /**
  * The model-based property of the job queue (SPEC J1–J6): arbitrary interleavings of enqueues,
  * claims by several workers, finishes with current, stale and forged tokens, heartbeats, clock
- * moves onto lease boundaries, worker deaths and redrives, each run against a store on a fresh
- * database of `options.stores` and checked against {@link JobsModel} after every command (see
- * `checkInvariants`), then a projection rebuild at the end (`checkRebuild`). Rejects with a
+ * moves onto lease boundaries, worker deaths, redrives and prunes (retention), each run against a
+ * store on a fresh database of `options.stores` and checked against {@link JobsModel} after every
+ * command (see `checkInvariants`), then a projection rebuild (`checkRebuild`) and `verq check`
+ * (`checkStoreClean`, also after every prune that removed a job) at the end. Rejects with a
  * `PropertyFailed`: fast-check's report (seed, path, counterexample, and the
  * `[property]`-tagged message of the broken rule) and the counterexample, to replay elsewhere.
  */
@@ -60,6 +62,7 @@ export async function runJobsModel(options: RunJobsModelOptions): Promise<void> 
           await checkInvariants(model, real);
           await fc.asyncModelRun(() => ({ model, real }), commands);
           await checkRebuild(real);
+          await checkStoreClean(real, "verq check");
         } finally {
           await real.store.close();
         }

@@ -8,9 +8,10 @@ import { projectRedrives } from "./projectRedrives.ts";
 /**
  * Drops the `jobs` and `redrives` projections and folds them again from the event log, in the
  * caller's transaction. The result must equal the live projections (a property test checks it).
+ * The `redrives` rows of pruned jobs stay: their events are gone, and the archive explains them.
  */
 export async function rebuildJobProjections(trx: Kysely<VerqDatabase>): Promise<{ jobs: number; events: number }> {
-  await trx.deleteFrom("redrives").execute();
+  await trx.deleteFrom("redrives").where("job_id", "not in", trx.selectFrom("job_archive").select("id")).execute();
   await trx.deleteFrom("jobs").execute();
   const events = await readAllEvents(trx, JOB_STREAM);
   const jobs = new Map<string, { job: Job; payloadJson: string; position: number }>();
