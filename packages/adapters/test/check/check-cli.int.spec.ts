@@ -6,7 +6,7 @@ import { ManualClock, classifyCoreCall } from "@verq/core";
 import { FileLedger, GuidLedger, type VerqStore } from "@verq/store";
 import { ENGINES, createTestDatabase, engineAvailable, rawSql, runVerq, tempDir, type TestDatabase } from "@verq/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/main.ts";
+import { verq } from "../support/run-cli.ts";
 
 let server: Server;
 let target: string;
@@ -24,13 +24,6 @@ afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
-
-async function verq(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(args, { out: (t) => (out += t.endsWith("\n") ? t : `${t}\n`), err: (t) => (err += t) });
-  return { code, out, err };
-}
 
 /**
  * Jobs through the CLI (done, dead, redriven and done again, a retry), relay entries in every

@@ -3,7 +3,7 @@ import { ManualClock } from "@verq/core";
 import { EventSubscriptions, JobQueue, readAllEvents, type VerqStore } from "@verq/store";
 import { ENGINES, createTestDatabase, engineAvailable, runVerq, spawnVerq, type TestDatabase } from "@verq/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/main.ts";
+import { verq } from "../support/run-cli.ts";
 
 interface Line {
   readonly position: number;
@@ -57,13 +57,6 @@ afterEach(async () => {
   store = undefined;
   database = undefined;
 });
-
-async function verq(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(args, { out: (t) => (out += t.endsWith("\n") ? t : `${t}\n`), err: (t) => (err += t) });
-  return { code, out, err };
-}
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] verq events`, () => {

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ENGINES, createTestDatabase, engineAvailable, spawnVerq, type TestDatabase } from "@verq/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/main.ts";
+import { json, verq } from "../support/run-cli.ts";
 
 /*
  * `verq jobs cancel` on both engines: its exit codes (0 cancelled, 3 refused by the job machine,
@@ -32,13 +32,6 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-async function verq(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(args, { out: (t) => (out += t.endsWith("\n") ? t : `${t}\n`), err: (t) => (err += t) });
-  return { code, out, err };
-}
-const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
 const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000) => {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {

@@ -1,9 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/main.ts";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
 import { leftBehind } from "../support/left-behind.ts";
+import { json, verq } from "../support/run-cli.ts";
 
 let server: Server;
 let target: string;
@@ -22,14 +22,6 @@ afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
-
-async function verq(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(args, { out: (t) => (out += t.endsWith("\n") ? t : `${t}\n`), err: (t) => (err += t) });
-  return { code, out, err };
-}
-const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}]`, () => {
@@ -238,8 +230,9 @@ for (const engine of ENGINES) {
 
       it("a delivery longer than the lease keeps the lease by heartbeats: done with token 1, leaseExtended in the timeline", async () => {
         await verq("jobs", "enqueue", "--db", db, "--id", "slow", "--payload", "{}");
-        delayMs = 700;
-        const run = await verq("jobs", "work", "--db", db, "--target", target, "--once", "--lease", "300ms", "--json");
+        // Heartbeats every third of the lease: a second of lease leaves room for a loaded machine.
+        delayMs = 2_400;
+        const run = await verq("jobs", "work", "--db", db, "--target", target, "--once", "--lease", "1s", "--json");
         expect([run.code, run.out.trim().split("\n").map(json)]).toEqual([
           0,
           [{ status: "finished", id: "slow", token: 1, outcome: "ok", accepted: true }],

@@ -1,18 +1,11 @@
 import { ManualClock } from "@verq/core";
 import { JobQueue } from "@verq/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/main.ts";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
+import { verq } from "../support/run-cli.ts";
 
 const DAY = 86_400_000;
 const T0 = 1_700_000_000_000;
-
-async function verq(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(args, { out: (t) => (out += t.endsWith("\n") ? t : `${t}\n`), err: (t) => (err += t) });
-  return { code, out, err };
-}
 
 /** `verq jobs prune` and `verq jobs enqueue` of a pruned id, on both engines, with the clock of VERQ_NOW_MS. */
 for (const engine of ENGINES) {

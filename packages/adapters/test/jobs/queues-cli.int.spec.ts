@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/main.ts";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
+import { json, verq } from "../support/run-cli.ts";
 
 let server: Server;
 let target: string;
@@ -24,14 +24,6 @@ afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
-
-async function verq(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(args, { out: (t) => (out += t.endsWith("\n") ? t : `${t}\n`), err: (t) => (err += t) });
-  return { code, out, err };
-}
-const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`verq queues, --queue and --priority [${engine}]`, () => {

@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ENGINES, createTestDatabase, engineAvailable, spawnVerq, type TestDatabase } from "@verq/testing";
-import { runCli } from "../../src/cli/main.ts";
+import { verq } from "../support/run-cli.ts";
 
 let server: Server;
 let target: string;
@@ -22,13 +22,6 @@ afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
-
-async function verq(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await runCli(args, { out: (t) => (out += t.endsWith("\n") ? t : `${t}\n`), err: (t) => (err += t) });
-  return { code, out, err };
-}
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] verq schedules`, () => {
