@@ -33,6 +33,7 @@ export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
     FinishCommand.arbitrary(),
     FinishCommand.arbitrary(),
     ClaimManyCommand.arbitrary(),
+    ClaimManyCommand.arbitrary(),
     FinishManyCommand.arbitrary(),
     FinishForgedCommand.arbitrary(),
     HeartbeatCommand.arbitrary(),

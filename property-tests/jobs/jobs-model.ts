@@ -6,10 +6,10 @@ export const JOB_IDS = ["job-a", "job-b", "job-c"] as const;
 /** The named queues jobs are enqueued into; every claim asks for all of them. */
 export const JOB_QUEUES = ["default", "q1", "q2"] as const;
 /**
- * The queues commands draw from: `q1` twice as often, so that two jobs share a limited queue
+ * The queues commands draw from: `q1` three times as often, so that two jobs share a limited queue
  * (the case where a batch claim fills a queue midway) often enough to be seen.
  */
-export const DRAWN_QUEUES = ["default", "q1", "q1", "q2"] as const;
+export const DRAWN_QUEUES = ["default", "q1", "q1", "q1", "q2"] as const;
 /** The priorities enqueues choose from. */
 export const JOB_PRIORITIES = [-1, 0, 2] as const;
 /** The workers that claim, finish, heartbeat and die. */
