@@ -24,7 +24,7 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   "enqueue accepts a conflicting payload": /Got error: \[J2 conflict\]/,
   "redrive ignores the rate limit": /Got error: \[J6 VERQ_REDRIVE_RATE_LIMITED\]/,
   // A batch finish, a heartbeat-free finish or the invariant over the log may see it first.
-  "a cancelled lease still finishes": /Got error: \[(b J4|decided finish|decided finishMany|cancel never ok)\]/,
+  "a cancelled lease still finishes": /Got error: \[(b J4|J4 finishMany|decided finish|decided finishMany|cancel never ok)\]/,
   "cancel ignores the note rule": /Got error: \[(cancel VERQ_INVALID_NOTE|decided cancel)\]/,
   "claim ignores the queue limit": /Got error: \[queue limit\]/,
   "prune takes unfinished jobs": /Got error: \[prune unfinished\]/,
