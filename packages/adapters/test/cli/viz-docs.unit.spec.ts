@@ -63,7 +63,8 @@ describe("refusalTable", () => {
     expect(rows.slice(0, 2)).toEqual(["| state | event | guard | refusal |", "|---|---|---|---|"]);
     expect(rows).toContain("| leased | `job.finish` | `!tokenMatches` | `stale-token` |");
     expect(rows).toContain("| pending | `job.claim` |  | `not-due` |");
-    expect(rows.slice(-7)).toEqual([
+    expect(rows.slice(-9)).toEqual([
+      "| any other: pending, leased, done, dead | `job.enqueue` | `queueOrPriorityDiffers` | `payload-conflict` |",
       "| any other: pending, leased, done, dead | `job.enqueue` | `samePayload` | `already-enqueued` |",
       "| any other: pending, leased, done, dead | `job.enqueue` |  | `payload-conflict` |",
       "| any other: done, dead | `job.claim` |  | `not-claimable` |",
@@ -71,6 +72,7 @@ describe("refusalTable", () => {
       "| any other: pending, done, dead | `job.heartbeat` |  | `not-leased` |",
       "| any other: pending, leased, done | `job.redrive` |  | `not-dead` |",
       "| any other: done, dead | `job.cancel` |  | `not-cancellable` |",
+      "| any other: pending, leased | `job.prune` |  | `not-finished` |",
     ]);
     const refusals = machineGraph(VERQ_MACHINES.job).transitions.filter((t) => t.refusal);
     const fallbackRows = rows.filter((r) => r.startsWith("| any other"));
