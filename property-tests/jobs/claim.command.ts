@@ -3,6 +3,7 @@ import { jobCommands } from "@verq/core";
 import { checkDecided, claimedInOrder, jobsBefore } from "./check-decided.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import type { JobsCommand } from "./jobs-command.ts";
+import { checkClaimOrder, roomByQueue } from "./check-claim-order.ts";
 import { checkQueueLimits, leasedByQueue } from "./check-queue-limits.ts";
 import { JOB_QUEUES, WORKERS, type JobsModel } from "./jobs-model.ts";
 import type { JobsReal } from "./jobs-real.ts";
@@ -35,7 +36,9 @@ export class ClaimCommand implements JobsCommand {
     const doomed = m.doomed();
     const jobs = await jobsBefore(r);
     const leasedBefore = leasedByQueue(m);
+    const rooms = roomByQueue(m);
     const got = await r.queue.claim(this.worker, { leaseMs: this.leaseMs, queues: JOB_QUEUES });
+    checkClaimOrder(m, "claim", claimable, rooms, got === null ? [] : [got.id]);
     if (got === null) {
       if (claimable.length > 0) {
         modelFail("J3 claim", `returned null while ${claimable.map((j) => j.id).join(", ")} could be claimed`);

@@ -10,6 +10,7 @@ import {
   type JobDecider,
   type JobMachineContext,
 } from "@verq/core";
+import { selectClaimCandidates, type ClaimCandidates } from "@verq/store/internal";
 
 /**
  * Deliberately broken job machines. Each breaks one rule the property suite claims to guard;
@@ -155,4 +156,22 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
    * queue q went from 0 to 2 leased; its limit is 1".
    */
   "claim ignores the queue limit": createJobDecider(jobMachine.provide({ guards: { queueFull: () => false } })),
+};
+
+/**
+ * Deliberately broken claim candidate queries, for the order the store decides (no guard does):
+ * each breaks the claim order the property suite claims to guard.
+ */
+export const claimOrderMutants: Readonly<Record<string, ClaimCandidates>> = {
+  /**
+   * Priorities broken: due pending jobs are offered lowest priority first (expired leases still
+   * first, equal priorities in the store's order).
+   * Caught as: enqueue(job-a, priority=-1) → enqueue(job-b, priority=2) → claim: "[claim order]
+   * claim handed out job-a (…, priority -1, …) while job-b (…, priority 2, …) was claimable and not taken".
+   */
+  "claim takes the lowest priority first": async (...args) => {
+    const candidates = await selectClaimCandidates(...args);
+    const rank = (job: Job) => (job.state === "leased" ? Number.NEGATIVE_INFINITY : job.priority);
+    return candidates.toSorted((a, b) => rank(a) - rank(b));
+  },
 };
