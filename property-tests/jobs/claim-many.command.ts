@@ -13,7 +13,8 @@ import { modelEqual, modelFail } from "./model-assert.ts";
  * J3 in a batch: `worker` claims up to `max` jobs in one transaction. It must get exactly
  * min(max, claimable) distinct claimable jobs, each with the next token of its job and the same
  * projection a single claim would give; expired leases whose budget is spent may be quarantined
- * on the way, and all of them must be when the batch came back short.
+ * on the way, and all of them must be when the batch came back short. No claimable job it left
+ * outranks one it took, unless its queue was full at its turn (see `checkClaimOrder`).
  */
 export class ClaimManyCommand implements JobsCommand {
   constructor(

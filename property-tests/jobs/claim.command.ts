@@ -13,7 +13,8 @@ import { modelEqual, modelFail } from "./model-assert.ts";
  * J3: `worker` claims one job. It must get a claimable job (due pending, or an expired lease
  * with budget left) with the next token of that job, or `null` only when none is claimable.
  * Expired leases whose budget is spent may be quarantined on the way, and must be when the
- * claim returns `null`.
+ * claim returns `null`. The job it gets is the first claimable one in claim order (see
+ * `checkClaimOrder`).
  */
 export class ClaimCommand implements JobsCommand {
   constructor(
