@@ -14,10 +14,13 @@ export {
   withJobSeams,
   withMessageDecider,
   withScheduleDecider,
+  withSubscriptionSeams,
   type GuidClaimer,
   type GuidLedgerSeams,
   type ClaimCandidates,
   type JobQueueSeams,
+  type SubscriptionDelivery,
+  type SubscriptionSeams,
 } from "./seams.ts";
 export { selectClaimCandidates } from "./sql/jobs/selectClaimCandidates.ts";
 export { commitGuidCreations, guidStream, type GuidChange } from "./streams/guid-stream.ts";

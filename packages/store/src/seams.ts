@@ -5,6 +5,8 @@ import type { GuidChange } from "./streams/guid-stream.ts";
 import type { JobQueueOptions } from "./job-queue.ts";
 import type { selectClaimCandidates } from "./sql/jobs/selectClaimCandidates.ts";
 import type { SchedulesOptions } from "./schedules.ts";
+import type { StoreDialect } from "./dialect/store-dialect.ts";
+import type { EventSubscriptionsOptions } from "./subscriptions.ts";
 import type { VerqStore } from "./store.ts";
 
 /**
@@ -80,3 +82,21 @@ export interface SchedulesSeams {
 /** Schedules options whose schedules decide with `decider` instead of the schedule machine (the real one when undefined). */
 export const withScheduleDecider = <O extends SchedulesOptions>(options: O, decider: ScheduleDecider | undefined): O =>
   withSeams(options, { decider } satisfies SchedulesSeams);
+
+/**
+ * How a subscription delivers a batch: `handle` hands it to the subscriber, `checkpoint` moves
+ * the subscriber's checkpoint past it. The store's own calls `checkpoint` only once `handle`
+ * resolved (at least once); the subscription mutants save first to prove the tests catch it.
+ */
+export type SubscriptionDelivery = (handle: () => Promise<void>, checkpoint: () => Promise<void>) => Promise<void>;
+
+/** The parts of an `EventSubscriptions` a mutation test may replace. */
+export interface SubscriptionSeams {
+  readonly deliver?: SubscriptionDelivery | undefined;
+  /** Whether no transaction can still commit at or below the mark: the dialect's `positionsSettled` when undefined. */
+  readonly positionsSettled?: StoreDialect["positionsSettled"] | undefined;
+}
+
+/** Subscriptions options whose subscriptions deliver and wait for settled positions with the given variants (the real ones where undefined). */
+export const withSubscriptionSeams = <O extends EventSubscriptionsOptions>(options: O, seams: SubscriptionSeams): O =>
+  withSeams(options, seams);
