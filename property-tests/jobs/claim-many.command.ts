@@ -54,7 +54,13 @@ export class ClaimManyCommand implements JobsCommand {
       );
     }
     if (new Set(got.map((j) => j.id)).size !== got.length) modelFail("a tokens", `one batch handed out a job twice`);
-    checkClaimOrder(m, "claimMany", claimable, rooms, got.map((j) => j.id));
+    checkClaimOrder(
+      m,
+      "claimMany",
+      claimable,
+      rooms,
+      got.map((j) => j.id),
+    );
     for (const job of got) {
       const before =
         claimable.find((j) => j.id === job.id) ?? modelFail("J3 claimMany", `handed out ${job.id}, which was not claimable`);

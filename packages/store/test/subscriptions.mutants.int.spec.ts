@@ -44,11 +44,14 @@ for (const engine of ENGINES) {
   });
 }
 
-describe.skipIf(!(await engineAvailable("postgres")))("[postgres] the subscription tests catch a reader that passes the gap", () => {
-  it("mutant 'a reader passes an unsettled position' fails the gap scenario: it delivers the later event while the earlier is in flight", async () => {
-    const options = withSubscriptionSeams({}, subscriptionMutants["a reader passes an unsettled position"]);
-    await expect(gapScenario(await open("postgres"), await open("postgres"), options)).rejects.toThrow(
-      /expected \[ \d+ \] to deeply equal \[\]/,
-    );
-  });
-});
+describe.skipIf(!(await engineAvailable("postgres")))(
+  "[postgres] the subscription tests catch a reader that passes the gap",
+  () => {
+    it("mutant 'a reader passes an unsettled position' fails the gap scenario: it delivers the later event while the earlier is in flight", async () => {
+      const options = withSubscriptionSeams({}, subscriptionMutants["a reader passes an unsettled position"]);
+      await expect(gapScenario(await open("postgres"), await open("postgres"), options)).rejects.toThrow(
+        /expected \[ \d+ \] to deeply equal \[\]/,
+      );
+    });
+  },
+);
