@@ -1,6 +1,5 @@
 import { ManualClock, classifyCoreCall, isVerqError } from "@verq/core";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
-import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   EventSubscriptions,
