@@ -3,6 +3,7 @@ import { jobCommands } from "@verq/core";
 import { checkDecided, claimedInOrder, jobsBefore } from "./check-decided.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import type { JobsCommand } from "./jobs-command.ts";
+import { checkClaimOrder, roomByQueue } from "./check-claim-order.ts";
 import { checkQueueLimits, leasedByQueue } from "./check-queue-limits.ts";
 import { JOB_QUEUES, WORKERS, type JobsModel } from "./jobs-model.ts";
 import type { JobsReal } from "./jobs-real.ts";
@@ -12,7 +13,8 @@ import { modelEqual, modelFail } from "./model-assert.ts";
  * J3 in a batch: `worker` claims up to `max` jobs in one transaction. It must get exactly
  * min(max, claimable) distinct claimable jobs, each with the next token of its job and the same
  * projection a single claim would give; expired leases whose budget is spent may be quarantined
- * on the way, and all of them must be when the batch came back short.
+ * on the way, and all of them must be when the batch came back short. No claimable job it left
+ * outranks one it took, unless its queue was full at its turn (see `checkClaimOrder`).
  */
 export class ClaimManyCommand implements JobsCommand {
   constructor(
@@ -40,6 +42,7 @@ export class ClaimManyCommand implements JobsCommand {
     const doomed = m.doomed();
     const jobs = await jobsBefore(r);
     const leasedBefore = leasedByQueue(m);
+    const rooms = roomByQueue(m);
     const expectedCount = m.claimCapacity(this.max);
     const got = await r.queue.claimMany(this.worker, this.max, { leaseMs: this.leaseMs, queues: JOB_QUEUES });
     // The limit first: a batch past it also has the wrong size, but this is the rule it breaks.
@@ -51,6 +54,13 @@ export class ClaimManyCommand implements JobsCommand {
       );
     }
     if (new Set(got.map((j) => j.id)).size !== got.length) modelFail("a tokens", `one batch handed out a job twice`);
+    checkClaimOrder(
+      m,
+      "claimMany",
+      claimable,
+      rooms,
+      got.map((j) => j.id),
+    );
     for (const job of got) {
       const before =
         claimable.find((j) => j.id === job.id) ?? modelFail("J3 claimMany", `handed out ${job.id}, which was not claimable`);

@@ -3,6 +3,7 @@ import { jobCommands } from "@verq/core";
 import { checkDecided, claimedInOrder, jobsBefore } from "./check-decided.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import type { JobsCommand } from "./jobs-command.ts";
+import { checkClaimOrder, roomByQueue } from "./check-claim-order.ts";
 import { checkQueueLimits, leasedByQueue } from "./check-queue-limits.ts";
 import { JOB_QUEUES, WORKERS, type JobsModel } from "./jobs-model.ts";
 import type { JobsReal } from "./jobs-real.ts";
@@ -12,7 +13,8 @@ import { modelEqual, modelFail } from "./model-assert.ts";
  * J3: `worker` claims one job. It must get a claimable job (due pending, or an expired lease
  * with budget left) with the next token of that job, or `null` only when none is claimable.
  * Expired leases whose budget is spent may be quarantined on the way, and must be when the
- * claim returns `null`.
+ * claim returns `null`. The job it gets is the first claimable one in claim order (see
+ * `checkClaimOrder`).
  */
 export class ClaimCommand implements JobsCommand {
   constructor(
@@ -35,7 +37,9 @@ export class ClaimCommand implements JobsCommand {
     const doomed = m.doomed();
     const jobs = await jobsBefore(r);
     const leasedBefore = leasedByQueue(m);
+    const rooms = roomByQueue(m);
     const got = await r.queue.claim(this.worker, { leaseMs: this.leaseMs, queues: JOB_QUEUES });
+    checkClaimOrder(m, "claim", claimable, rooms, got === null ? [] : [got.id]);
     if (got === null) {
       if (claimable.length > 0) {
         modelFail("J3 claim", `returned null while ${claimable.map((j) => j.id).join(", ")} could be claimed`);

@@ -64,6 +64,14 @@ export class JobsModel {
     this.now = now;
   }
 
+  /**
+   * The job's place in enqueue order (0 for the first id ever enqueued): the order `jobs` holds
+   * them in, since an id is added once, at its first enqueue, and never removed.
+   */
+  enqueuePosition(id: string): number {
+    return [...this.jobs.keys()].indexOf(id);
+  }
+
   /** The expected job, or a model failure when the id was never enqueued. */
   job(id: string): Job {
     return this.jobs.get(id) ?? modelFail("model", `job ${id} is not in the model`);

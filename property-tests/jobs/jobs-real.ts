@@ -1,7 +1,7 @@
 import { ManualClock, seededRng, type JobDecider, type Rng } from "@verq/core";
 import { JobQueue, type VerqStore } from "@verq/store";
 import type { TestDatabase } from "@verq/testing";
-import { withJobDecider } from "@verq/store/internal";
+import { withJobSeams, type ClaimCandidates } from "@verq/store/internal";
 import { MODEL_BACKOFF } from "./jobs-model.ts";
 
 /** The system under test: a real queue over a store on a fresh database, on a manual clock. */
@@ -24,20 +24,22 @@ export const MODEL_REDRIVE_LIMIT = { max: 1, windowMs: 100 } as const;
 
 /**
  * Opens a store on `database` (fresh for the run; the caller closes the store and disposes the
- * database) and a queue over it. `decider` is the mutation-test seam (the real machine when omitted).
+ * database) and a queue over it. `decider` and `claimCandidates` are the mutation-test seams (the
+ * real machine and the store's candidate query when omitted).
  */
 export async function createJobsReal(options: {
   database: TestDatabase;
   rngSeed: number;
   decider?: JobDecider;
+  claimCandidates?: ClaimCandidates;
 }): Promise<JobsReal> {
   const store = await options.database.open();
   const clock = new ManualClock(MODEL_START_MS);
   const queue = new JobQueue(
     store,
-    withJobDecider(
+    withJobSeams(
       { clock, rng: seededRng(options.rngSeed), backoff: MODEL_BACKOFF, redriveLimit: MODEL_REDRIVE_LIMIT },
-      options.decider,
+      { decider: options.decider, claimCandidates: options.claimCandidates },
     ),
   );
   return { store, queue, clock, twin: seededRng(options.rngSeed) };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ENGINES, engineAvailable } from "@verq/testing";
 import { mutantOutcome } from "../mutant-outcome.ts";
-import { jobMutants } from "./mutants.ts";
-import { runJobsModel } from "./run-jobs-model.ts";
+import { claimOrderMutants, jobMutants } from "./mutants.ts";
+import { runJobsModel, type RunJobsModelOptions } from "./run-jobs-model.ts";
 
 /**
  * The rule each mutant must be caught by: the `[tag]` of the property that fails first. A
@@ -31,7 +31,14 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   // A dry run shows which jobs a prune takes only in its result's counts.
   "prune cutoff off by one": /Got error: \[prune (cutoff|result)\]/,
   "prune ignores the cutoff": /Got error: \[prune (cutoff|result)\]/,
+  "claim takes the lowest priority first": /Got error: \[claim order\]/,
 };
+
+/** Every mutant: a broken machine (`decider`) or a broken claim candidate query (`claimCandidates`). */
+const mutants: readonly (readonly [string, Pick<RunJobsModelOptions, "decider" | "claimCandidates">])[] = [
+  ...Object.entries(jobMutants).map(([name, decider]) => [name, { decider }] as const),
+  ...Object.entries(claimOrderMutants).map(([name, claimCandidates]) => [name, { claimCandidates }] as const),
+];
 
 /**
  * The property suite has teeth: run against each deliberately broken machine, it must fail, and
@@ -40,13 +47,13 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
  */
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] the jobs property suite catches broken machines`, () => {
-    it.each(Object.entries(jobMutants))("mutant %s is caught", async (name, decider) => {
+    it.each(mutants)("mutant %s is caught", async (name, mutant) => {
       const caughtBy = CAUGHT_BY[name] ?? /Got error: \[/;
       const failure = await mutantOutcome(engine, name, (stores, replay) =>
         runJobsModel({
           name: `jobs-mutant ${name} [${stores.engine}]`,
           stores,
-          decider,
+          ...mutant,
           ...(replay === undefined ? { numRuns: 600 } : { numRuns: 1, replay }),
         }),
       );
@@ -58,6 +65,6 @@ for (const engine of ENGINES) {
 
 describe("the jobs mutants", () => {
   it("names the rule that catches every mutant", () => {
-    expect(Object.keys(CAUGHT_BY).sort()).toEqual(Object.keys(jobMutants).sort());
+    expect(Object.keys(CAUGHT_BY).sort()).toEqual(mutants.map(([name]) => name).sort());
   });
 });

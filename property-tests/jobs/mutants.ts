@@ -10,6 +10,7 @@ import {
   type JobDecider,
   type JobMachineContext,
 } from "@verq/core";
+import { selectClaimCandidates, type ClaimCandidates } from "@verq/store/internal";
 
 /**
  * Deliberately broken job machines. Each breaks one rule the property suite claims to guard;
@@ -188,4 +189,24 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
    * … jobs removed (…): expected [], got ["job-a"]".
    */
   "prune ignores the cutoff": createJobDecider(jobMachine.provide({ guards: { finishedAtOrBeforeCutoff: () => true } })),
+};
+
+/**
+ * Deliberately broken claim candidate queries, for the order the store decides (no guard does):
+ * each breaks the claim order the property suite claims to guard.
+ */
+export const claimOrderMutants: Readonly<Record<string, ClaimCandidates>> = {
+  /**
+   * Priorities broken: due pending jobs are offered lowest priority first (expired leases still
+   * first, equal priorities in the store's order).
+   * Caught as: enqueue(job-b, priority=-1) → enqueue(job-a, priority=0) → claim: "[claim order]
+   * claim handed out job-b (default, priority -1, …) while job-a (default, priority 0, …) was
+   * claimable and not taken" (found after 20 runs with the CI seed).
+   */
+  "claim takes the lowest priority first": async (...args) => {
+    const candidates = await selectClaimCandidates(...args);
+    // Expired leases below any priority (priorities are -1000 to 1000), so they stay first.
+    const rank = (job: Job) => (job.state === "leased" ? -10_000 : job.priority);
+    return candidates.toSorted((a, b) => rank(a) - rank(b));
+  },
 };

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import type { JobDecider } from "@verq/core";
+import type { ClaimCandidates } from "@verq/store/internal";
 import { commandsReplayPath, fcConfig } from "../fc-config.ts";
 import { assertProperty, type Counterexample } from "../property-failure.ts";
 import { withFreshDatabase, type PerEngine, type StoreFactory } from "../store-factory.ts";
@@ -25,6 +26,8 @@ export interface RunJobsModelOptions {
   readonly name?: string;
   /** The decider under test (a mutant); the real job machine when omitted. */
   readonly decider?: JobDecider;
+  /** The claim candidate query under test (a mutant); the store's own when omitted. */
+  readonly claimCandidates?: ClaimCandidates;
   /** A counterexample found on another engine, to run first (see `FcDefaults.replay`). */
   readonly replay?: Counterexample;
   /** Runs when `FC_NUM_RUNS` is not set: {@link JOBS_MODEL_RUNS} of the engine. */
@@ -56,7 +59,8 @@ export async function runJobsModel(options: RunJobsModelOptions): Promise<void> 
     (rngSeed, commands) =>
       withFreshDatabase(options.stores, async (database) => {
         const decider = options.decider === undefined ? {} : { decider: options.decider };
-        const real = await createJobsReal({ database, rngSeed, ...decider });
+        const candidates = options.claimCandidates === undefined ? {} : { claimCandidates: options.claimCandidates };
+        const real = await createJobsReal({ database, rngSeed, ...decider, ...candidates });
         try {
           const model = new JobsModel(real.clock.now());
           await checkInvariants(model, real);

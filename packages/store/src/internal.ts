@@ -11,11 +11,18 @@
 export {
   withGuidSeams,
   withJobDecider,
+  withJobSeams,
   withMessageDecider,
   withScheduleDecider,
+  withSubscriptionSeams,
   type GuidClaimer,
   type GuidLedgerSeams,
+  type ClaimCandidates,
+  type JobQueueSeams,
+  type SubscriptionDelivery,
+  type SubscriptionSeams,
 } from "./seams.ts";
+export { selectClaimCandidates } from "./sql/jobs/selectClaimCandidates.ts";
 export { commitGuidCreations, guidStream, type GuidChange } from "./streams/guid-stream.ts";
 export { selectGuidEntry } from "./sql/ledger/selectGuidEntry.ts";
 export { selectGuidEntriesByState, selectGuidEntriesOldestFirst, type LedgerCursor } from "./sql/ledger/selectGuidEntries.ts";

@@ -51,7 +51,7 @@ import {
 } from "./command-path.ts";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
-import { seamsOf, type JobQueueSeams } from "./seams.ts";
+import { seamsOf, type ClaimCandidates, type JobQueueSeams } from "./seams.ts";
 import { bumpCounter } from "./sql/counters.ts";
 import { countRedrivesSince } from "./sql/jobs/countRedrivesSince.ts";
 import { readStream } from "./sql/events/readStream.ts";
@@ -289,6 +289,7 @@ export class JobQueue {
   readonly #defaultDeadlineMs: number;
   readonly #redriveLimit: RedriveLimit;
   readonly #decide: JobDecider;
+  readonly #selectCandidates: ClaimCandidates;
   readonly #jobs: StreamProjection<JobStreamState, JobEvent>;
   /** The canonical text of each payload an enqueue checked, so that its row does not make it again. */
   readonly #payloadTexts = new WeakMap<object, string>();
@@ -307,7 +308,9 @@ export class JobQueue {
     this.#defaultMaxAttempts = checkMaxAttempts(options.defaultMaxAttempts ?? 5);
     this.#defaultDeadlineMs = options.defaultDeadlineMs ?? 86_400_000;
     this.#redriveLimit = options.redriveLimit ?? { max: 50, windowMs: 60_000 };
-    this.#decide = seamsOf<JobQueueSeams>(options).decider ?? decideJob;
+    const seams = seamsOf<JobQueueSeams>(options);
+    this.#decide = seams.decider ?? decideJob;
+    this.#selectCandidates = seams.claimCandidates ?? selectClaimCandidates;
   }
 
   /**
@@ -469,19 +472,26 @@ export class JobQueue {
       // Full queues are left out of the search for pending jobs; the machine's queueFull guard
       // still decides each claim. Some candidates do not end leased (an expired last attempt goes
       // dead): ask again.
-      const candidates = await selectClaimCandidates(trx, this.#store.dialect, now, Math.max(8, max - claimed.length), {
+      const due = queues.filter(hasRoom);
+      const candidates = await this.#selectCandidates(trx, this.#store.dialect, now, Math.max(8, max - claimed.length), {
         expired: queues,
-        due: queues.filter(hasRoom),
+        due,
       });
       const changes: StreamChange<JobStreamState, JobEvent>[] = [];
+      // A spent lease quarantined here may free a slot of a queue this search left out: its due
+      // jobs may outrank the pending candidates, so those wait for the next search.
+      let freedLeftOut = false;
       for (const job of candidates) {
-        if (claimed.length >= max) break;
+        if (claimed.length >= max || (freedLeftOut && job.state === "pending")) break;
         const load = loads.get(job.queue);
         const decision = this.#decide(job, load === undefined ? unlimited : { ...unlimited, queueLoad: load });
         if (!decision.accepted) continue;
         changes.push({ before: job, after: decision.after, events: decision.events });
         if (decision.after.state === "leased") claimed.push(decision.after as ClaimedJob);
-        if (job.state === "leased") expired.push({ id: job.id, token: job.token, owner: job.owner, state: decision.after.state });
+        if (job.state === "leased") {
+          expired.push({ id: job.id, token: job.token, owner: job.owner, state: decision.after.state });
+          if (decision.after.state !== "leased" && !due.includes(job.queue)) freedLeftOut = true;
+        }
         // This batch's own grants count against the limit of the claims after them.
         if (load !== undefined) {
           const delta = (decision.after.state === "leased" ? 1 : 0) - (job.state === "leased" ? 1 : 0);

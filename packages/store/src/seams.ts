@@ -3,7 +3,10 @@ import type { FileLedgerOptions } from "./file-ledger.ts";
 import type { GuidLedgerOptions } from "./guid-ledger.ts";
 import type { GuidChange } from "./streams/guid-stream.ts";
 import type { JobQueueOptions } from "./job-queue.ts";
+import type { selectClaimCandidates } from "./sql/jobs/selectClaimCandidates.ts";
 import type { SchedulesOptions } from "./schedules.ts";
+import type { StoreDialect } from "./dialect/store-dialect.ts";
+import type { EventSubscriptionsOptions } from "./subscriptions.ts";
 import type { VerqStore } from "./store.ts";
 
 /**
@@ -23,9 +26,18 @@ const INTERNALS = Symbol.for("verq.internals");
  */
 export type GuidClaimer = (store: VerqStore, creations: readonly GuidChange[]) => Promise<readonly boolean[]>;
 
+/**
+ * How a claim reads its candidates, in the order it offers them to the job machine: the store's
+ * own is `selectClaimCandidates` (expired leases first, then higher priority, due time and
+ * enqueue order). The order is the query's, not a guard's, so the jobs mutants pass one that
+ * reorders it to prove the property suite catches a claim out of order.
+ */
+export type ClaimCandidates = typeof selectClaimCandidates;
+
 /** The parts of a `JobQueue` a mutation test may replace. */
 export interface JobQueueSeams {
   readonly decider?: JobDecider | undefined;
+  readonly claimCandidates?: ClaimCandidates | undefined;
 }
 
 /** The parts of a `GuidLedger` a mutation test may replace. */
@@ -52,6 +64,9 @@ function withSeams<O extends object>(options: O, seams: object): O {
 export const withJobDecider = <O extends JobQueueOptions>(options: O, decider: JobDecider | undefined): O =>
   withSeams(options, { decider } satisfies JobQueueSeams);
 
+/** Queue options whose queue decides and reads claim candidates with the given variants (the real ones where undefined). */
+export const withJobSeams = <O extends JobQueueOptions>(options: O, seams: JobQueueSeams): O => withSeams(options, seams);
+
 /** Ledger options whose ledger decides and claims with the given variants (the real ones where undefined). */
 export const withGuidSeams = <O extends GuidLedgerOptions>(options: O, seams: GuidLedgerSeams): O => withSeams(options, seams);
 
@@ -67,3 +82,21 @@ export interface SchedulesSeams {
 /** Schedules options whose schedules decide with `decider` instead of the schedule machine (the real one when undefined). */
 export const withScheduleDecider = <O extends SchedulesOptions>(options: O, decider: ScheduleDecider | undefined): O =>
   withSeams(options, { decider } satisfies SchedulesSeams);
+
+/**
+ * How a subscription delivers a batch: `handle` hands it to the subscriber, `checkpoint` moves
+ * the subscriber's checkpoint past it. The store's own calls `checkpoint` only once `handle`
+ * resolved (at least once); the subscription mutants save first to prove the tests catch it.
+ */
+export type SubscriptionDelivery = (handle: () => Promise<void>, checkpoint: () => Promise<void>) => Promise<void>;
+
+/** The parts of an `EventSubscriptions` a mutation test may replace. */
+export interface SubscriptionSeams {
+  readonly deliver?: SubscriptionDelivery | undefined;
+  /** Whether no transaction can still commit at or below the mark: the dialect's `positionsSettled` when undefined. */
+  readonly positionsSettled?: StoreDialect["positionsSettled"] | undefined;
+}
+
+/** Subscriptions options whose subscriptions deliver and wait for settled positions with the given variants (the real ones where undefined). */
+export const withSubscriptionSeams = <O extends EventSubscriptionsOptions>(options: O, seams: SubscriptionSeams): O =>
+  withSeams(options, seams);

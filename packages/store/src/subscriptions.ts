@@ -4,6 +4,7 @@ import { selectEventsAfter } from "./sql/events/selectEventsAfter.ts";
 import type { StoredEvent } from "./sql/events/storedEvent.ts";
 import { selectCheckpoint, selectCheckpoints, type Checkpoint } from "./sql/subscriptions/selectCheckpoint.ts";
 import { saveCheckpoint } from "./sql/subscriptions/saveCheckpoint.ts";
+import { seamsOf, type SubscriptionDelivery, type SubscriptionSeams } from "./seams.ts";
 import type { VerqStore } from "./store.ts";
 
 /** How long a reader waits before it asks again whether the writers in flight at its mark have ended (PostgreSQL). */
@@ -82,10 +83,12 @@ export interface EventSubscriptionsOptions {
 export class EventSubscriptions {
   readonly #store: VerqStore;
   readonly #clock: Clock;
+  readonly #seams: SubscriptionSeams;
 
   constructor(store: VerqStore, options: EventSubscriptionsOptions = {}) {
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
+    this.#seams = seamsOf<SubscriptionSeams>(options);
   }
 
   /**
@@ -97,7 +100,11 @@ export class EventSubscriptions {
     if (typeof options.handle !== "function") throw new VerqError("VERQ_INVALID_ARGUMENT", "handle must be a function");
     if (options.live !== undefined && typeof options.live !== "boolean")
       throw new VerqError("VERQ_INVALID_ARGUMENT", "live must be true or false");
-    return new RunningSubscription(this.#store, this.#clock, { ...checked, live: options.live ?? true, handle: options.handle });
+    return new RunningSubscription(this.#store, this.#clock, this.#seams, {
+      ...checked,
+      live: options.live ?? true,
+      handle: options.handle,
+    });
   }
 
   /** The checkpoint of the subscriber `name`, or undefined when it has none yet. */
@@ -121,6 +128,12 @@ interface RunOptions {
   readonly handle: (batch: readonly StoredEvent[]) => Promise<void> | void;
 }
 
+/** At least once: the checkpoint moves only once the handler has accepted the batch. */
+const handleThenCheckpoint: SubscriptionDelivery = async (handle, checkpoint) => {
+  await handle();
+  await checkpoint();
+};
+
 class RunningSubscription implements Subscription {
   readonly done: Promise<void>;
   #position: number;
@@ -131,10 +144,12 @@ class RunningSubscription implements Subscription {
   private readonly store: VerqStore;
   private readonly clock: Clock;
   private readonly options: RunOptions;
+  private readonly seams: SubscriptionSeams;
 
-  constructor(store: VerqStore, clock: Clock, options: RunOptions) {
+  constructor(store: VerqStore, clock: Clock, seams: SubscriptionSeams, options: RunOptions) {
     this.store = store;
     this.clock = clock;
+    this.seams = seams;
     this.options = options;
     this.#position = Math.max(options.from - 1, 0);
     this.done = this.#run();
@@ -177,6 +192,8 @@ class RunningSubscription implements Subscription {
     const { store, clock } = this;
     const { name, types, batchSize, pollMs, live, handle } = this.options;
     const { db, dialect } = store;
+    const deliver = this.seams.deliver ?? handleThenCheckpoint;
+    const settled = this.seams.positionsSettled ?? ((on, mark: PositionMark) => dialect.positionsSettled(on, mark));
     const unsubscribe = store.wakeups.subscribe("events", () => this.#interrupt());
     try {
       if (name !== undefined) {
@@ -191,15 +208,20 @@ class RunningSubscription implements Subscription {
         const batch = await selectEventsAfter(db, this.#position, horizon, types, batchSize);
         const last = batch.at(-1);
         if (last !== undefined) {
-          await handle(batch);
-          // At least once: the checkpoint moves only once the handler has accepted the batch.
-          if (name !== undefined) await store.transaction((trx) => saveCheckpoint(trx, name, last.position, clock.now()));
+          await deliver(
+            async () => {
+              await handle(batch);
+            },
+            async () => {
+              if (name !== undefined) await store.transaction((trx) => saveCheckpoint(trx, name, last.position, clock.now()));
+            },
+          );
           this.#position = last.position;
           if (batch.length === batchSize) continue;
         }
         if (caughtUp) break;
         mark ??= await dialect.markPositions(db);
-        if (!(await dialect.positionsSettled(db, mark))) {
+        if (!(await settled(db, mark))) {
           await this.#pause(Math.min(pollMs, SETTLE_RETRY_MS));
           continue;
         }

@@ -140,6 +140,21 @@ for (const engine of ENGINES) {
       expect(again.map((j) => [j.id, j.token, j.owner])).toEqual([["a", 2, "w2"]]);
     });
 
+    it("a spent lease a claim quarantines frees its full queue's slot before the claim picks: that queue's higher priority wins", async () => {
+      await queue.enqueue({ id: "spent", payload: 1, queue: "q", maxAttempts: 1 });
+      expect((await queue.claim("w1", { queues: ["q"] }))?.id).toBe("spent");
+      await queue.setQueueLimit("q", { maxLeased: 1 });
+      await queue.enqueueMany([
+        { id: "low", payload: 2, queue: "other", priority: -1 },
+        { id: "high", payload: 3, queue: "q", priority: 2 },
+      ]);
+      clock.advance(1_000);
+      // "spent" (q's only lease, its one attempt used) goes dead, and "high" outranks "low".
+      expect((await queue.claim("w2", { queues: ["other", "q"] }))?.id).toBe("high");
+      expect(await queue.get("spent")).toMatchObject({ state: "dead", reason: "exhausted" });
+      expect(await queue.get("low")).toMatchObject({ state: "pending" });
+    });
+
     it("setQueueLimit: each change one queue.limitSet; the same limit again changes nothing; bad input writes nothing", async () => {
       expect((await queue.setQueueLimit("q", { maxLeased: null })).changed).toBe(false);
       await queue.setQueueLimit("q", { maxLeased: 5 });

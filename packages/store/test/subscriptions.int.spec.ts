@@ -1,6 +1,5 @@
 import { ManualClock, classifyCoreCall, isVerqError } from "@verq/core";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
-import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   EventSubscriptions,
@@ -12,18 +11,7 @@ import {
   type VerqStore,
 } from "../src/index.ts";
 import { saveCheckpoint } from "../src/sql/subscriptions/saveCheckpoint.ts";
-
-/** Polls `condition` every 10 ms until it holds; fails after `timeoutMs`. */
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const positions = (events: readonly StoredEvent[]) => events.map((e) => e.position);
+import { gapScenario, positions, sleep, throwingHandlerScenario, until } from "./helpers/subscription-scenarios.ts";
 
 let database: TestDatabase | undefined;
 const stores: VerqStore[] = [];
@@ -105,25 +93,7 @@ for (const engine of ENGINES) {
     });
 
     it("a handler that throws stops the subscription, keeps the checkpoint before its batch, and the batch comes again", async () => {
-      const store = await open(engine);
-      await new JobQueue(store, { clock: new ManualClock() }).enqueueMany([1, 2, 3].map((i) => ({ id: `j-${i}`, payload: {} })));
-      const subscriptions = new EventSubscriptions(store);
-      const calls: number[][] = [];
-      const failing = subscriptions.subscribe({
-        name: "flaky",
-        batchSize: 2,
-        handle: (batch) => {
-          calls.push(positions(batch));
-          if (calls.length === 2) throw new Error("the export target is down");
-        },
-      });
-      await expect(failing.done).rejects.toThrow("the export target is down");
-      expect(calls).toEqual([[1, 2], [3]]);
-      expect((await subscriptions.checkpoint("flaky"))?.position).toBe(2);
-      const again: number[][] = [];
-      await subscriptions.subscribe({ name: "flaky", batchSize: 2, live: false, handle: (b) => void again.push(positions(b)) })
-        .done;
-      expect(again).toEqual([[3]]);
+      await throwingHandlerScenario(await open(engine));
     });
 
     it("a checkpoint never goes back, whoever writes it", async () => {
@@ -225,61 +195,6 @@ describe.skipIf(!(await engineAvailable("postgres")))("[postgres] E1 a position 
   });
 
   it("is not passed over: the subscriber waits at the gap, then delivers it before the later, earlier-committed event", async () => {
-    const reader = await open("postgres");
-    const slowWriter = await open("postgres");
-    const clock = new ManualClock();
-    const seen: StoredEvent[] = [];
-    const subscription = new EventSubscriptions(reader).subscribe({
-      name: "gap",
-      pollMs: 10,
-      handle: (b) => void seen.push(...b),
-    });
-
-    const gate = () => {
-      let open!: () => void;
-      const opened = new Promise<void>((resolve) => (open = resolve));
-      return { open, opened };
-    };
-    const fastHasId = gate();
-    const slowHasPosition = gate();
-    const releaseSlow = gate();
-    let slowPosition = 0;
-    // The fast transaction takes its id first (a service's own write, as in a transactional
-    // enqueue), the slow one then takes a position, and the fast one a later position and commits:
-    // the running slow transaction is then newer than every completed one.
-    const fast = reader.transaction(async (trx) => {
-      await sql`select pg_current_xact_id()`.execute(trx);
-      fastHasId.open();
-      await slowHasPosition.opened;
-      await new JobQueue(reader, { clock }).enqueue({ id: "fast", payload: {} }, { trx });
-    });
-    const slow = (async () => {
-      await fastHasId.opened;
-      await slowWriter.transaction(async (trx) => {
-        await new JobQueue(slowWriter, { clock }).enqueue({ id: "slow", payload: {} }, { trx });
-        const { rows } = await sql<{ p: number }>`select max(position) as p from events`.execute(trx);
-        slowPosition = Number(rows[0]?.p);
-        slowHasPosition.open();
-        await releaseSlow.opened;
-      });
-    })();
-    await fast;
-    const [fastEvent] = await readAllEvents(reader.db);
-    // The hazard is real: the later position is committed and visible, the earlier one is not.
-    expect(fastEvent?.streamId).toBe("fast");
-    expect(fastEvent?.position).toBeGreaterThan(slowPosition);
-
-    await sleep(500);
-    expect(positions(seen)).toEqual([]);
-    expect(await new EventSubscriptions(reader).checkpoint("gap")).toBeUndefined();
-
-    releaseSlow.open();
-    await slow;
-    await until(() => seen.length === 2, "both events");
-    await subscription.stop();
-    expect(seen.map((e) => [e.position, e.streamId])).toEqual([
-      [slowPosition, "slow"],
-      [fastEvent?.position, "fast"],
-    ]);
+    await gapScenario(await open("postgres"), await open("postgres"));
   });
 });
