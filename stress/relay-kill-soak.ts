@@ -343,6 +343,9 @@ export async function runRelayKillSoak(options: RelayKillSoakOptions): Promise<R
     `${recoverAfterMs}ms`,
     "--max-attempts",
     String(maxAttempts),
+    // The relay's stderr is read for errors: its info lines (one per transfer) are not.
+    "--log-level",
+    "warn",
   ];
   const dir = tempDir("verq-relay-soak-");
   const db = options.db ?? `${dir.path}/ledger.sqlite`;
