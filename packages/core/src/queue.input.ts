@@ -15,6 +15,16 @@ export function checkQueueName(value: unknown): string {
   return checkIdentifier(value, "a queue name", "VERQ_INVALID_ARGUMENT");
 }
 
+/** Whether `value` is a queue name by the rule of {@link checkQueueName} (for guards, which answer rather than throw). */
+export function isValidQueueName(value: unknown): boolean {
+  try {
+    checkQueueName(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Returns `value` when it is a priority: a whole number from {@link MIN_PRIORITY} to
  * {@link MAX_PRIORITY}; otherwise throws `VERQ_INVALID_ARGUMENT`.

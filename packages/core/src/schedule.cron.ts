@@ -1,7 +1,8 @@
 import { CronExpressionParser } from "cron-parser";
 import { VerqError } from "./errors.ts";
+import { checkQueueName } from "./queue.input.ts";
 
-/** A schedule name (also a queue name): 1 to 100 of `A-Z a-z 0-9 . _ -`, starting with a letter or digit. */
+/** A schedule name: 1 to 100 of `A-Z a-z 0-9 . _ -`, starting with a letter or digit. */
 export const SCHEDULE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 /** The longest cron expression accepted, in characters. */
 export const MAX_CRON_LENGTH = 200;
@@ -9,7 +10,7 @@ export const MAX_CRON_LENGTH = 200;
 // 5 fields (minute precision) or 6 (seconds first), or an alias such as @hourly.
 const CRON_SHAPE = /^(?:@[a-z]+|\S+(?:\s+\S+){4,5})$/;
 
-/** Whether `name` may name a schedule or a queue (see {@link SCHEDULE_NAME_PATTERN}). */
+/** Whether `name` may name a schedule (see {@link SCHEDULE_NAME_PATTERN}). */
 export function isValidScheduleName(name: unknown): name is string {
   return typeof name === "string" && SCHEDULE_NAME_PATTERN.test(name);
 }
@@ -59,9 +60,8 @@ export function checkScheduleDefinition(name: unknown, cron: unknown, timezone: 
   }
   if (!isValidTimezone(timezone))
     throw new VerqError("VERQ_INVALID_TIMEZONE", "the timezone must be an IANA name such as UTC or Europe/Berlin");
-  if (!isValidScheduleName(queue)) {
-    throw new VerqError("VERQ_INVALID_ARGUMENT", "a queue name is 1 to 100 of A-Z a-z 0-9 . _ - starting with a letter or digit");
-  }
+  // The queue rule of enqueue and claim: any queue jobs can be in, a schedule can name.
+  checkQueueName(queue);
 }
 
 /** The slot a scheduler should enqueue now, and the first earlier due slot the policy skipped, if any. */

@@ -1,5 +1,6 @@
 import { assign, not, setup } from "xstate";
 import { canonicalJson } from "./json.ts";
+import { isValidQueueName } from "./queue.input.ts";
 import type { ScheduleCommand } from "./schedule.commands.ts";
 import { isCronSlot, isValidCron, isValidScheduleName, isValidTimezone, scheduleJobId } from "./schedule.cron.ts";
 import { evolveSchedule } from "./schedule.evolve.ts";
@@ -40,6 +41,14 @@ const record = (context: ScheduleMachineContext, event: ScheduleEvent): Partial<
   emitted: [...context.emitted, event],
 });
 
+/** Every define, in every state, is checked first, in this order: name, cron, timezone, queue. */
+const DEFINITION_CHECKS = [
+  { guard: not("validName"), actions: { type: "refuse", params: { refusal: "invalid-name" } } },
+  { guard: not("validCron"), actions: { type: "refuse", params: { refusal: "invalid-cron" } } },
+  { guard: not("validTimezone"), actions: { type: "refuse", params: { refusal: "invalid-timezone" } } },
+  { guard: not("validQueue"), actions: { type: "refuse", params: { refusal: "invalid-queue" } } },
+] as const;
+
 /**
  * A schedule: absent → active by define, active → active by define (a changed definition) and by
  * fire (a due slot enqueued), active → removed by remove, removed → active by define.
@@ -63,7 +72,7 @@ export const scheduleMachine = setup({
     validName: ({ context }) => isValidScheduleName(context.schedule.name),
     validCron: ({ event }) => event.type === "schedule.define" && isValidCron(event.definition.cron),
     validTimezone: ({ event }) => event.type === "schedule.define" && isValidTimezone(event.definition.timezone),
-    validQueue: ({ event }) => event.type === "schedule.define" && isValidScheduleName(event.definition.queue),
+    validQueue: ({ event }) => event.type === "schedule.define" && isValidQueueName(event.definition.queue),
     unchanged: ({ context, event }) => {
       if (event.type !== "schedule.define") return false;
       const { cron, timezone, payload, queue } = context.schedule;
@@ -114,22 +123,13 @@ export const scheduleMachine = setup({
   states: {
     absent: {
       on: {
-        "schedule.define": [
-          { guard: not("validName"), actions: { type: "refuse", params: { refusal: "invalid-name" } } },
-          { guard: not("validCron"), actions: { type: "refuse", params: { refusal: "invalid-cron" } } },
-          { guard: not("validTimezone"), actions: { type: "refuse", params: { refusal: "invalid-timezone" } } },
-          { guard: not("validQueue"), actions: { type: "refuse", params: { refusal: "invalid-queue" } } },
-          { target: "active", actions: "add" },
-        ],
+        "schedule.define": [...DEFINITION_CHECKS, { target: "active", actions: "add" }],
       },
     },
     active: {
       on: {
         "schedule.define": [
-          { guard: not("validName"), actions: { type: "refuse", params: { refusal: "invalid-name" } } },
-          { guard: not("validCron"), actions: { type: "refuse", params: { refusal: "invalid-cron" } } },
-          { guard: not("validTimezone"), actions: { type: "refuse", params: { refusal: "invalid-timezone" } } },
-          { guard: not("validQueue"), actions: { type: "refuse", params: { refusal: "invalid-queue" } } },
+          ...DEFINITION_CHECKS,
           { guard: "unchanged", actions: { type: "refuse", params: { refusal: "unchanged" } } },
           { target: "active", reenter: true, actions: "update" },
         ],
@@ -144,13 +144,7 @@ export const scheduleMachine = setup({
     },
     removed: {
       on: {
-        "schedule.define": [
-          { guard: not("validName"), actions: { type: "refuse", params: { refusal: "invalid-name" } } },
-          { guard: not("validCron"), actions: { type: "refuse", params: { refusal: "invalid-cron" } } },
-          { guard: not("validTimezone"), actions: { type: "refuse", params: { refusal: "invalid-timezone" } } },
-          { guard: not("validQueue"), actions: { type: "refuse", params: { refusal: "invalid-queue" } } },
-          { target: "active", actions: "add" },
-        ],
+        "schedule.define": [...DEFINITION_CHECKS, { target: "active", actions: "add" }],
       },
     },
   },

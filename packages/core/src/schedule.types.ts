@@ -1,4 +1,5 @@
 import type { JsonValue } from "./json.ts";
+import { DEFAULT_QUEUE } from "./queue.types.ts";
 
 /**
  * Where a schedule is: `absent` (never added: the blank state, never stored), `active` (its due
@@ -47,7 +48,7 @@ export function newSchedule(name: string): Schedule {
     cron: "",
     timezone: "UTC",
     payload: null,
-    queue: "default",
+    queue: DEFAULT_QUEUE,
     since: 0,
     lastSlot: null,
     fired: 0,

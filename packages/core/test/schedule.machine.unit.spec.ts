@@ -53,6 +53,8 @@ describe.each(DECIDERS)("schedule machine (%s)", (_, decide) => {
     expect(refusal(decide(newSchedule("n"), define({ ...HOURLY, cron: "61 * * * *" }, T)))).toBe("invalid-cron");
     expect(refusal(decide(newSchedule("n"), define({ ...HOURLY, timezone: "Mars/Olympus" }, T)))).toBe("invalid-timezone");
     expect(refusal(decide(newSchedule("n"), define({ ...HOURLY, queue: "" }, T)))).toBe("invalid-queue");
+    expect(refusal(decide(newSchedule("n"), define({ ...HOURLY, queue: "q".repeat(257) }, T)))).toBe("invalid-queue");
+    expect(decide(newSchedule("n"), define({ ...HOURLY, queue: "q".repeat(256) }, T)).accepted).toBe(true);
     expect(refusal(decide(added(), define({ ...HOURLY, cron: "* * *" }, T)))).toBe("invalid-cron");
   });
 
@@ -197,9 +199,15 @@ describe("schedule input rules", () => {
     expect(() => checkScheduleDefinition("a", "* * * * *", "Nowhere", "default")).toThrow(
       expect.objectContaining({ code: "VERQ_INVALID_TIMEZONE" }),
     );
-    expect(() => checkScheduleDefinition("a", "* * * * *", "UTC", "q q")).toThrow(
+    // A schedule's queue follows the queue rule of enqueue and claim (an identifier of 1 to 256 characters).
+    expect(() => checkScheduleDefinition("a", "* * * * *", "UTC", "")).toThrow(
       expect.objectContaining({ code: "VERQ_INVALID_ARGUMENT" }),
     );
+    expect(() => checkScheduleDefinition("a", "* * * * *", "UTC", "q".repeat(257))).toThrow(
+      expect.objectContaining({ code: "VERQ_INVALID_ARGUMENT" }),
+    );
+    expect(() => checkScheduleDefinition("a", "* * * * *", "UTC", "q".repeat(256))).not.toThrow();
+    expect(() => checkScheduleDefinition("a", "* * * * *", "UTC", "mail:eu/high")).not.toThrow();
     expect(() => checkScheduleDefinition("a", "* * * * *", "UTC", "default")).not.toThrow();
   });
 });

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_QUEUE,
   VerqError,
   canonicalJson,
   checkScheduleDefinition,
@@ -105,7 +106,7 @@ export class Schedules {
    */
   async schedule(name: string, input: ScheduleInput): Promise<ScheduleResult> {
     const timezone = input?.timezone ?? "UTC";
-    const queue = input?.queue ?? "default";
+    const queue = input?.queue ?? DEFAULT_QUEUE;
     checkScheduleDefinition(name, input?.cron, timezone, queue);
     const payload = JSON.parse(canonicalJson(input.payload ?? null)) as JsonValue;
     const definition = { cron: input.cron, timezone, payload, queue };
@@ -215,13 +216,9 @@ function dueFor(schedule: Schedule, now: number): DueSlot | null {
   return dueSlot(schedule.cron, schedule.timezone, from, now);
 }
 
-/**
- * The one place a schedule's slot becomes an enqueue input. `queue` is handed over here: named
- * queues read it from the input; an enqueue that does not know the field leaves it aside.
- */
+/** The one place a schedule's slot becomes an enqueue input: the slot's job id, the schedule's payload and queue. */
 function slotJob(schedule: Schedule, id: string): EnqueueInput {
-  const input: EnqueueInput & { readonly queue: string } = { id, payload: schedule.payload, queue: schedule.queue };
-  return input;
+  return { id, payload: schedule.payload, queue: schedule.queue };
 }
 
 function checkName(name: string): void {

@@ -27,7 +27,7 @@ export interface SubscribeOptions {
   readonly types?: readonly string[];
   /** The most events one call of `handle` gets (default 100, at most 10,000). */
   readonly batchSize?: number;
-  /** Pause between polls once caught up (default 250 ms); on PostgreSQL a NOTIFY after each insert cuts it short. */
+  /** Pause between polls once caught up (default 250 ms); an enqueue or a redrive, in any process on PostgreSQL, cuts it short. */
   readonly pollMs?: number;
   /**
    * True (the default): after the catch-up, follow the log until {@link Subscription.stop}.
@@ -194,7 +194,8 @@ class RunningSubscription implements Subscription {
     const { db, dialect } = store;
     const deliver = this.seams.deliver ?? handleThenCheckpoint;
     const settled = this.seams.positionsSettled ?? ((on, mark: PositionMark) => dialect.positionsSettled(on, mark));
-    const unsubscribe = store.wakeups.subscribe("events", () => this.#interrupt());
+    // New jobs (enqueue, redrive) are announced to every process already; other events wait for the next poll.
+    const unsubscribe = store.wakeups.subscribe("jobs", () => this.#interrupt());
     try {
       if (name !== undefined) {
         const saved = await selectCheckpoint(db, name);

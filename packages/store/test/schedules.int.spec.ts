@@ -83,7 +83,10 @@ for (const engine of ENGINES) {
       expect(await codeOf(() => schedules.schedule("a", { cron: "* * * * *", timezone: "Mars/Olympus" }))).toBe(
         "VERQ_INVALID_TIMEZONE",
       );
-      expect(await codeOf(() => schedules.schedule("a", { cron: "* * * * *", queue: "a queue" }))).toBe("VERQ_INVALID_ARGUMENT");
+      // The queue rule of enqueue: 1 to 256 printable characters.
+      expect(await codeOf(() => schedules.schedule("a", { cron: "* * * * *", queue: "q".repeat(257) }))).toBe(
+        "VERQ_INVALID_ARGUMENT",
+      );
       expect(await codeOf(() => schedules.schedule("a", { cron: "* * * * *", payload: { n: Number.NaN } }))).toBe(
         "VERQ_INVALID_PAYLOAD",
       );

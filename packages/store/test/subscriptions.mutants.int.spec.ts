@@ -1,8 +1,8 @@
-import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
-import { afterEach, describe, expect, it } from "vitest";
-import type { VerqStore } from "../src/index.ts";
+import { ENGINES, engineAvailable, type Engine } from "@verq/testing";
+import { describe, expect, it } from "vitest";
 import { withSubscriptionSeams, type SubscriptionSeams } from "../src/internal.ts";
 import { gapScenario, throwingHandlerScenario } from "./helpers/subscription-scenarios.ts";
+import { storesOnOneDatabase } from "./helpers/fresh-store.ts";
 
 /**
  * Deliberately broken subscriptions, each run through a scenario of `subscriptions.int.spec.ts`,
@@ -20,20 +20,8 @@ const subscriptionMutants = {
   "a reader passes an unsettled position": { positionsSettled: () => Promise.resolve(true) },
 } as const satisfies Record<string, SubscriptionSeams>;
 
-let database: TestDatabase | undefined;
-const stores: VerqStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-  await database?.dispose();
-  database = undefined;
-});
-
-async function open(engine: "sqlite" | "postgres"): Promise<VerqStore> {
-  database ??= await createTestDatabase(engine);
-  const store = await database.open();
-  stores.push(store);
-  return store;
-}
+const stores = storesOnOneDatabase();
+const open = (engine: Engine) => stores.open(engine);
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] the subscription tests catch broken subscriptions`, () => {

@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import { createInterface } from "node:readline";
 import {
   DEAD_REASONS,
-  MAX_ATTEMPTS_LIMIT,
+  checkMaxAttempts,
   MessageError,
   VerqError,
   canonicalJson,
@@ -23,7 +23,7 @@ import { clockFromEnv } from "./clock-from-env.ts";
 import { iso, onStopSignal, parseChoice, parseDuration, parseWholeNumber, runCommand, withStore } from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { DbOptions } from "./options.ts";
-import { emit, reportError, type CliContext } from "./output.ts";
+import { emit, exitCodeOf, reportError, type CliContext } from "./output.ts";
 import { startProgress } from "./progress.ts";
 
 /*
@@ -83,15 +83,7 @@ function parseLine(text: string, n: number, now: number): Line {
     const id = checkIdentifier(line.id, '"id"');
     if (!("payload" in line)) throw new VerqError("VERQ_INVALID_PAYLOAD", '"payload" is missing');
     const payloadJson = canonicalJson(line.payload);
-    const maxAttempts = line.maxAttempts === undefined ? 5 : line.maxAttempts;
-    if (
-      typeof maxAttempts !== "number" ||
-      !Number.isSafeInteger(maxAttempts) ||
-      maxAttempts < 1 ||
-      maxAttempts > MAX_ATTEMPTS_LIMIT
-    ) {
-      throw invalid(`"maxAttempts" must be a whole number from 1 to ${MAX_ATTEMPTS_LIMIT}`);
-    }
+    const maxAttempts = checkMaxAttempts(line.maxAttempts ?? 5);
     const deadline = line.deadline === undefined ? "24h" : line.deadline;
     if (typeof deadline !== "string") throw invalid('"deadline" must be a duration from now, such as "24h"');
     const input: EnqueueInput = {
@@ -217,7 +209,7 @@ function reportBadLine(
     context.io.err(`verq: ${before}; nothing of the chunk holding line ${bad.line} was written`);
   }
   // The exit code of the error's code: 2 for malformed input, 3 for a rule's refusal.
-  return reportError({ out: () => {}, err: () => {} }, false, bad.error);
+  return exitCodeOf(bad.error);
 }
 
 /** The options of `verq jobs redrive --all`. */

@@ -48,5 +48,10 @@ export function reportError(io: CliIo, json: boolean, error: unknown): ExitCode 
   const code = isVerqError(e) ? e.code : "VERQ_UNEXPECTED";
   if (json) io.out(JSON.stringify({ error: { code, message: e.message } }));
   else io.err(`verq: ${code}: ${e.message}`);
-  return CODE_EXITS[code] ?? (isVerqError(e) ? EXIT.refused : EXIT.failed);
+  return exitCodeOf(e);
+}
+
+/** The exit code of an error, as {@link reportError} returns it: by its `VERQ_*` code. */
+export function exitCodeOf(error: unknown): ExitCode {
+  return isVerqError(error) ? (CODE_EXITS[error.code] ?? EXIT.refused) : EXIT.failed;
 }

@@ -65,7 +65,7 @@ for (const engine of ENGINES) {
           ["not json", "VERQ_INVALID_ARGUMENT", "not valid JSON"],
           [line("", {}), "VERQ_INVALID_ID", '"id" must be'],
           [JSON.stringify({ id: "x" }), "VERQ_INVALID_PAYLOAD", '"payload" is missing'],
-          [line("x", {}, { maxAttempts: 0 }), "VERQ_INVALID_ARGUMENT", '"maxAttempts"'],
+          [line("x", {}, { maxAttempts: 0 }), "VERQ_INVALID_ARGUMENT", "maxAttempts must be a whole number from 1 to"],
           [line("x", {}, { deadline: "soon" }), "VERQ_INVALID_ARGUMENT", '"deadline"'],
           [line("x", {}, { urgency: 1 }), "VERQ_INVALID_ARGUMENT", 'unknown field "urgency"'],
           [line("x", {}, { priority: 1001 }), "VERQ_INVALID_ARGUMENT", "a priority must be"],

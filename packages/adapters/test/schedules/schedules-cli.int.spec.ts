@@ -40,7 +40,7 @@ for (const engine of ENGINES) {
         ["nightly", "--cron", "* * * *"],
         ["nightly", "--cron", "0 2 * * *", "--timezone", "Mars/Olympus"],
         ["bad name", "--cron", "0 2 * * *"],
-        ["nightly", "--cron", "0 2 * * *", "--queue", "a b"],
+        ["nightly", "--cron", "0 2 * * *", "--queue", "q".repeat(257)],
         ["nightly", "--cron", "0 2 * * *", "--payload", "{nope"],
       ];
       const codes = [];

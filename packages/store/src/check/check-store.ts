@@ -49,6 +49,8 @@ interface OpenStream {
   readonly id: string;
   readonly check: AnyCheck | undefined;
   readonly state: unknown;
+  /** The counts of its stream type, which this stream adds its events to. */
+  readonly counts: { streams: number; events: number };
   last: StoredEvent | null;
 }
 
@@ -92,7 +94,9 @@ export async function checkStore(store: VerqStore, options: CheckOptions = {}): 
 
   const finish = (stream: OpenStream) => {
     if (stream.check === undefined) return;
-    finished.set(stream.check, [...(finished.get(stream.check) ?? []), stream.state]);
+    const states = finished.get(stream.check);
+    if (states === undefined) finished.set(stream.check, [stream.state]);
+    else states.push(stream.state);
   };
   const settle = async () => {
     for (const [check, states] of finished) await check.settle(db, states, report);
@@ -107,8 +111,8 @@ export async function checkStore(store: VerqStore, options: CheckOptions = {}): 
       if (current === null || current.type !== event.streamType || current.id !== event.streamId) {
         if (current !== null) finish(current);
         const check = checks.get(event.streamType);
-        current = { type: event.streamType, id: event.streamId, check, state: check?.begin(event.streamId), last: null };
         const counts = (byStreamType[event.streamType] ??= { streams: 0, events: 0 });
+        current = { type: event.streamType, id: event.streamId, check, state: check?.begin(event.streamId), counts, last: null };
         counts.streams++;
         streams++;
       }
@@ -116,7 +120,7 @@ export async function checkStore(store: VerqStore, options: CheckOptions = {}): 
       checkOrder(current, event, report);
       current.check?.step(current.state, event, report);
       current.last = event;
-      (byStreamType[event.streamType] ?? { events: 0 }).events++;
+      current.counts.events++;
       events++;
     }
     for (const stream of reached) await stream.check?.drain?.(db, stream.state, report);

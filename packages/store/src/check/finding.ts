@@ -27,7 +27,7 @@ export const FINDING_CODES = [
   "PURGED_UNRESOLVED",
   /** A GUID that a purge audit lists, or a job that a prune audit lists, with events from before that purge or prune still in the log. */
   "PURGE_INCOMPLETE",
-  /** A job in the retention archive (`job_archive`) that still has events, or that no prune audit lists. */
+  /** A job in the retention archive (`job_archive`) that still has events, or a job a prune audit lists without an archive row. */
   "ARCHIVE_MISMATCH",
   /** A `redrives` audit row without its `job.redriven` event, or one that differs from it, or the reverse. */
   "REDRIVE_AUDIT_MISMATCH",

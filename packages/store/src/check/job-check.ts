@@ -135,7 +135,9 @@ export const jobCheck: StreamTypeCheck<JobStreamAudit> = {
     const rows = new Map((await selectRowsByKeys<JobRow>(db, "jobs", "id", ids)).map((r) => [r.id, r]));
     const redrives = new Map<string, RedrivesTable[]>();
     for (const r of await selectRowsByKeys<RedrivesTable>(db, "redrives", "job_id", ids)) {
-      redrives.set(r.job_id, [...(redrives.get(r.job_id) ?? []), r]);
+      const audit = redrives.get(r.job_id);
+      if (audit === undefined) redrives.set(r.job_id, [r]);
+      else audit.push(r);
     }
     for (const r of await selectRowsByKeys<{ id: string }>(db, "job_archive", "id", ids))
       report("ARCHIVE_MISMATCH", streamName(JOB_STREAM, r.id), "the job is archived (pruned) but its stream still has events");

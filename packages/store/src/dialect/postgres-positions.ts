@@ -16,7 +16,12 @@ import type { PositionMark } from "./store-dialect.ts";
  * is evaluated before the insert assigns the id, so `verq_next_position()` asks for the id first.
  */
 
-/** Migration 010 on PostgreSQL: ids before positions, and a NOTIFY on the store's events channel after each insert. */
+/**
+ * Migration 010 on PostgreSQL: ids before positions. (No NOTIFY per insert: a transaction that
+ * notifies takes a server-wide lock while it commits, which would make every claim and finish
+ * commit one at a time. Subscribers hear the announcements enqueue and redrive already make, and
+ * poll for the rest.)
+ */
 export async function trackPostgresPositions(db: Kysely<VerqDatabase>): Promise<void> {
   const { rows } = await sql<{ seq: string }>`select pg_get_serial_sequence('events', 'position') as seq`.execute(db);
   const sequence = rows[0]?.seq;
@@ -28,16 +33,6 @@ export async function trackPostgresPositions(db: Kysely<VerqDatabase>): Promise<
         return nextval(${sql.lit(sequence)}::regclass);
       end $$`.execute(db);
   await sql`alter table events alter column position set default verq_next_position()`.execute(db);
-  // The channel is the one postgresWakeups listens on for the topic "events": the hash of the
-  // search path, so that stores in other schemas are not woken.
-  await sql`create function verq_events_notify() returns trigger language plpgsql as $$
-      begin
-        perform pg_notify('verq_events_' || left(encode(sha256(convert_to(current_setting('search_path'), 'UTF8')), 'hex'), 16), '');
-        return null;
-      end $$`.execute(db);
-  await sql`create trigger events_notify after insert on events for each statement execute function verq_events_notify()`.execute(
-    db,
-  );
 }
 
 /**

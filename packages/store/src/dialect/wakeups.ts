@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 
-/** What a wake-up is about: jobs became claimable, or events were appended to the log. */
-export type WakeupTopic = "jobs" | "events";
+/** What a wake-up is about: jobs became claimable (an enqueue, a redrive). */
+export type WakeupTopic = "jobs";
 
 /**
  * Wake-ups of the idle workers that share a store, so that they start at once instead of at

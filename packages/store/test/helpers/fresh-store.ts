@@ -23,3 +23,25 @@ export function freshStores(): { open(engine: Engine): Promise<{ store: VerqStor
     },
   };
 }
+
+/**
+ * Several stores (connections) on one database of the test's own: the first `open` creates it,
+ * each later one opens it again. Every store is closed and the database removed after the test.
+ */
+export function storesOnOneDatabase(): { open(engine: Engine): Promise<VerqStore> } {
+  let database: TestDatabase | undefined;
+  const stores: VerqStore[] = [];
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    await database?.dispose();
+    database = undefined;
+  });
+  return {
+    async open(engine) {
+      database ??= await createTestDatabase(engine);
+      const store = await database.open();
+      stores.push(store);
+      return store;
+    },
+  };
+}

@@ -2,6 +2,7 @@ import type { QueueLoad } from "@verq/core";
 import { sql, type Kysely } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
+import { readRows } from "../readRows.ts";
 
 /** The topic a claim of a limited queue (and a change of its limit) takes turns on. */
 export const queueTopic = (name: string): string => `verq.queue:${name}`;
@@ -20,14 +21,20 @@ export async function selectQueueLoads(
   queues: readonly string[],
 ): Promise<Map<string, QueueLoad>> {
   const loads = new Map<string, QueueLoad>();
-  const limits = await trx
-    .selectFrom("queues")
-    .select(["name", "max_leased"])
-    .where("name", "in", queues)
-    .where("max_leased", "is not", null)
-    .orderBy("name")
-    .execute();
-  if (limits.length === 0) return loads;
+  // Every claim reads this: on SQLite through the hot path (synchronously, rows as arrays).
+  const rows = await readRows(
+    trx,
+    dialect,
+    trx
+      .selectFrom("queues")
+      .select(["name", "max_leased"])
+      .where("name", "in", queues)
+      .where("max_leased", "is not", null)
+      .orderBy("name")
+      .compile(),
+  );
+  if (rows.length === 0) return loads;
+  const limits = rows.map(([name, max]) => ({ name: String(name), max_leased: Number(max) }));
   for (const { name } of limits) await dialect.exclusive(trx, queueTopic(name));
   const names = limits.map((l) => l.name);
   const counts = await sql<{ queue: string; n: number | string }>`select queue, count(*) as n from jobs
