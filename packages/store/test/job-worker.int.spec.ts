@@ -73,15 +73,18 @@ for (const engine of ENGINES) {
     });
 
     describe("heartbeats: the worker keeps the leases of the jobs it holds", () => {
+      // Long enough that a heartbeat every third of a lease is never a whole lease late, even on a
+      // loaded CI machine with PostgreSQL (600 ms was once missed there).
+      const HELD_LEASE_MS = 1_500;
+
       it("a send three times as long as the lease keeps its lease: no other worker can claim it, and its outcome is accepted", async () => {
         await queue.enqueue({ id: "slow", payload: null });
         let stolen: unknown = "not tried";
         const worker = new JobWorker(queue, {
           owner: "slow-worker",
-          // Leases long enough that a heartbeat every third of one is never late on a loaded machine.
-          leaseMs: 600,
+          leaseMs: HELD_LEASE_MS,
           sender: async () => {
-            await sleep(1_800);
+            await sleep(3 * HELD_LEASE_MS);
             stolen = await queue.claim("thief", { leaseMs: 1_000 });
             return true;
           },
@@ -100,12 +103,12 @@ for (const engine of ENGINES) {
         const stolen: unknown[] = [];
         const worker = new JobWorker(queue, {
           owner: "w",
-          leaseMs: 600,
+          leaseMs: HELD_LEASE_MS,
           concurrency: 1,
           batchSize: 2,
           sender: async (job) => {
             if (job.id === "w1") {
-              await sleep(1_800);
+              await sleep(3 * HELD_LEASE_MS);
               stolen.push(await queue.claim("thief"));
             }
             return true;
