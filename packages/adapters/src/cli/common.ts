@@ -1,7 +1,10 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
+import { isIP } from "node:net";
+import { basename, dirname, resolve } from "node:path";
 import { MessageError, VerqError } from "@verq/core";
 import type { StoredEvent, VerqStore } from "@verq/store";
 import { EXIT } from "./exit-codes.ts";
+import { FETCH_BAD_PORTS } from "./fetch-bad-ports.ts";
 import type { JsonOptions } from "./options.ts";
 import { reportError, type CliContext } from "./output.ts";
 
@@ -70,15 +73,56 @@ export async function withStore<T>(
     // Only the scheme is quoted back: the rest of a URL may carry a password.
     throw invalid(`--db takes a SQLite file or a postgres:// (postgresql://) URL, not a ${scheme}:// URL`);
   }
-  if (options.mustExist === true && !postgres && db !== ":memory:" && !existsSync(db)) {
-    throw new MessageError("VERQ_FILE_NOT_FOUND", `no database at ${db}; check --db`);
-  }
+  if (!postgres && db !== ":memory:") checkSqliteFile(db, options.mustExist === true);
   const store = await openStore(postgres ? { url: db } : { path: db });
   try {
     return await work(store);
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Checks a SQLite `--db` before it is opened, so that a bad one creates nothing: a well-formed
+ * path ({@link parsePath}) that is not a folder, in a folder that exists (else
+ * `VERQ_FILE_NOT_FOUND`, exit 4, as for a file that must exist and does not).
+ */
+function checkSqliteFile(db: string, mustExist: boolean): void {
+  parsePath(db, "--db");
+  const stat = statSync(db, { throwIfNoEntry: false });
+  if (stat?.isDirectory() === true) throw invalid(`--db must be a SQLite file, not the folder ${quoted(db)}`);
+  if (stat === undefined && mustExist) throw new MessageError("VERQ_FILE_NOT_FOUND", `no database at ${db}; check --db`);
+  if (stat === undefined && statSync(dirname(resolve(db)), { throwIfNoEntry: false })?.isDirectory() !== true) {
+    throw new MessageError("VERQ_FILE_NOT_FOUND", `no folder ${dirname(resolve(db))} to create the database in; check --db`);
+  }
+}
+
+/** The longest path a command takes (Linux's PATH_MAX), and the longest name in it (NAME_MAX), in bytes. */
+const MAX_PATH_BYTES = 4096;
+const MAX_NAME_BYTES = 255;
+
+/**
+ * A file or folder path given as `what`: not empty, no longer than the system takes (4096 bytes,
+ * 255 a name). Anything else is `VERQ_INVALID_ARGUMENT` (exit 2), checked before anything is
+ * opened or created (an empty ROOT would otherwise be the current folder).
+ */
+export function parsePath(text: string, what: string): string {
+  if (text.trim() === "") throw invalid(`${what} must name a file or folder; got ${quoted(text)}`);
+  const tooLong =
+    Buffer.byteLength(text) > MAX_PATH_BYTES || text.split(/[\\/]/).some((name) => Buffer.byteLength(name) > MAX_NAME_BYTES);
+  if (tooLong) throw invalid(`${what} is too long (at most ${MAX_PATH_BYTES} bytes, ${MAX_NAME_BYTES} a name): ${quoted(basename(text))}…`);
+  return text;
+}
+
+/**
+ * `--host` of a command that listens: an IP address, `localhost` or a host name (letters,
+ * digits and `-` in dot-separated labels). Anything else is `VERQ_INVALID_ARGUMENT` (exit 2),
+ * before the store is opened; a name that does not resolve fails when the server listens.
+ */
+export function parseListenHost(text: string, what = "--host"): string {
+  const label = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+  if (isIP(text) !== 0 || (text.length <= 253 && new RegExp(`^${label}(?:\\.${label})*$`).test(text))) return text;
+  throw invalid(`${what} must be an IP address or a host name such as 127.0.0.1; got ${quoted(text)}`);
 }
 
 /** Resolves at the first SIGINT or SIGTERM, then stops listening for them. */
@@ -156,7 +200,11 @@ export function parseChoice<T extends string>(text: string, what: string, choice
   return text as T;
 }
 
-/** Parses an absolute `http://` or `https://` URL; anything else is `VERQ_INVALID_ARGUMENT`. */
+/**
+ * Parses an absolute `http://` or `https://` URL that `fetch` can send to: without a user name
+ * or password (fetch refuses them) and not on a port the Fetch standard blocks
+ * ({@link FETCH_BAD_PORTS}). Anything else is `VERQ_INVALID_ARGUMENT`.
+ */
 export function parseHttpUrl(text: string, what: string): string {
   let url: URL;
   try {
@@ -166,6 +214,10 @@ export function parseHttpUrl(text: string, what: string): string {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw invalid(`${what} must start with http:// or https://; got ${quoted(text)}`);
+  // Only the option is named: the URL may carry a password.
+  if (url.username !== "" || url.password !== "") throw invalid(`${what} cannot carry a user name or password (fetch refuses them)`);
+  const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+  if (FETCH_BAD_PORTS.has(port)) throw invalid(`${what} is on port ${port}, which fetch refuses to send to (a blocked port)`);
   return text;
 }
 

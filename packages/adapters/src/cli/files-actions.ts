@@ -1,10 +1,10 @@
 import type { FileLedger } from "@verq/store";
 import { csvLine } from "../files/csv.ts";
 import { listErrors } from "../files/error-list.ts";
-import { initQueue } from "../files/queue-dirs.ts";
+import { initQueue, openQueue } from "../files/queue-dirs.ts";
 import { formatLag, measureLag } from "../files/queue-lag.ts";
 import { checkFileName, replayFile } from "../files/replay-file.ts";
-import { parseWholeNumber, runCommand, withStore } from "./common.ts";
+import { parsePath, parseWholeNumber, runCommand, withStore } from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { DbOptions, JsonOptions } from "./options.ts";
 import { emit, type CliContext } from "./output.ts";
@@ -29,20 +29,21 @@ export const withLedger = <T>(db: string, mustExist: boolean, work: (ledger: Fil
 /** `verq files init`: create the queue's four folders. */
 export const init = (context: CliContext, root: string, o: JsonOptions): Promise<void> =>
   runCommand(context, o, () => {
-    const dirs = initQueue(root);
+    const dirs = initQueue(parsePath(root, "ROOT"));
     emit(context.io, o.json === true, dirs, () => `initialised ${dirs.root}: inbox/ processing/ done/ error/`);
   });
 
 /** `verq files errors`: the files in error/ as CSV file,reason. */
 export const errors = (context: CliContext, root: string, o: DbOptions): Promise<void> =>
-  runCommand(context, o, () =>
-    withLedger(o.db, true, async (ledger) => {
+  runCommand(context, o, () => {
+    openQueue(parsePath(root, "ROOT"));
+    return withLedger(o.db, true, async (ledger) => {
       const entries = await listErrors(root, ledger);
       emit(context.io, o.json === true, entries, () =>
         [csvLine("file", "reason"), ...entries.map((e) => csvLine(e.file, e.reason))].join("\n"),
       );
-    }),
-  );
+    });
+  });
 
 /** `verq files dups`: the msg_ids stopped as duplicates, ascending, one a line. */
 export const dups = (context: CliContext, o: DbOptions): Promise<void> =>
@@ -60,7 +61,7 @@ export const dups = (context: CliContext, o: DbOptions): Promise<void> =>
 export const lag = (context: CliContext, root: string, thresholdText: string, o: JsonOptions): Promise<void> =>
   runCommand(context, o, () => {
     const threshold = parseWholeNumber(thresholdText, "THRESHOLD");
-    const counts = measureLag(root);
+    const counts = measureLag(parsePath(root, "ROOT"));
     emit(context.io, o.json === true, { ...counts, threshold, over: counts.inbox > threshold }, () => formatLag(counts));
     return counts.inbox > threshold ? EXIT.failed : EXIT.ok;
   });
@@ -73,6 +74,7 @@ export interface ReplayOptions extends JsonOptions {
 /** `verq files replay`: move error/FILE back to inbox/, recorded in the ledger with `--db`. */
 export const replay = (context: CliContext, root: string, file: string, o: ReplayOptions): Promise<void> =>
   runCommand(context, o, async () => {
+    parsePath(root, "ROOT");
     checkFileName(file);
     // With --db the store is opened before the move: a database that cannot be used moves nothing.
     let recorded = false;

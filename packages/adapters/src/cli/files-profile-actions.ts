@@ -3,7 +3,8 @@ import { FileConsumer, type ConsumeTotals } from "../files/file-consumer.ts";
 import { DEFAULT_PROFILE, loadProfile, type FileQueueProfile } from "../files/profile.ts";
 import { inferSchema } from "../files/schema-inference.ts";
 import { openLogger, parseLogLevel } from "./cli-logger.ts";
-import { onStopSignal, parseDuration, parseWholeNumber, runCommand } from "./common.ts";
+import { onStopSignal, parseDuration, parsePath, parseWholeNumber, runCommand } from "./common.ts";
+import { openQueue } from "../files/queue-dirs.ts";
 import { EXIT } from "./exit-codes.ts";
 import { withLedger } from "./files-actions.ts";
 import type { DbOptions, JsonOptions, LogLevelOptions } from "./options.ts";
@@ -32,6 +33,8 @@ export interface ConsumeOptions extends DbOptions, LogLevelOptions {
 export const consume = (context: CliContext, root: string, o: ConsumeOptions): Promise<void> =>
   runCommand(context, o, () => {
     const { io } = context;
+    // The queue is checked before the store is opened: a ROOT that is not a queue creates no database.
+    openQueue(parsePath(root, "ROOT"));
     const profile = profileFrom(o.profile);
     const maxBytes = parseWholeNumber(o.maxBytes, "--max-bytes");
     const pollMs = parseDuration(o.poll, "--poll");
@@ -101,7 +104,7 @@ export interface SchemaOptions extends JsonOptions {
 /** `verq files schema`: field,type,role inferred from the valid messages in inbox/ and done/. */
 export const schema = (context: CliContext, root: string, o: SchemaOptions): Promise<void> =>
   runCommand(context, o, () => {
-    const inferred = inferSchema(root, profileFrom(o.profile));
+    const inferred = inferSchema(parsePath(root, "ROOT"), profileFrom(o.profile));
     emit(context.io, o.json === true, inferred, () =>
       [csvLine("field", "type", "role"), ...inferred.fields.map((f) => csvLine(f.field, f.type, f.role))].join("\n"),
     );

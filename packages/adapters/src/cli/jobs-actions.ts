@@ -34,6 +34,16 @@ function parsePayload(text: string): unknown {
   }
 }
 
+/** `--note` of redrive and cancel: a ticket id, checked before the store is opened (the queue checks it again). */
+function checkNote(note: string): void {
+  if (!isValidRedriveNote(note)) {
+    throw new VerqError(
+      "VERQ_INVALID_NOTE",
+      "--note must be a ticket id: 1-64 ASCII letters, digits or . _ - : # /, starting with a letter or digit",
+    );
+  }
+}
+
 const describeJob = (job: Job): string =>
   `${job.id} ${job.state}${job.reason === null ? "" : `(${job.reason})`} token=${job.token} attempts=${job.attempts}/${job.maxAttempts}`;
 
@@ -163,6 +173,7 @@ export interface RedriveOptions extends DbOptions {
 export const redrive = (context: CliContext, id: string, o: RedriveOptions): Promise<void> =>
   runCommand(context, o, () => {
     checkIdentifier(id, "the job id");
+    checkNote(o.note);
     const deadline =
       o.deadline === undefined ? undefined : clockFromEnv().now() + parseDuration(o.deadline, "--deadline", { min: 1 });
     return withQueue(o.db, async (queue) => {
@@ -218,12 +229,7 @@ export interface CancelOptions extends DbOptions {
 export const cancel = (context: CliContext, id: string, o: CancelOptions): Promise<void> =>
   runCommand(context, o, () => {
     checkIdentifier(id, "the job id");
-    if (!isValidRedriveNote(o.note)) {
-      throw new VerqError(
-        "VERQ_INVALID_NOTE",
-        "--note must be a ticket id: 1-64 ASCII letters, digits or . _ - : # /, starting with a letter or digit",
-      );
-    }
+    checkNote(o.note);
     return withQueue(o.db, async (queue) => {
       const result = await queue.cancel(id, { note: o.note });
       emit(context.io, o.json === true, result, () =>

@@ -6,7 +6,7 @@ import { registerVerqMetrics } from "../metrics/verq-metrics.ts";
 import { openLogger, parseLogLevel } from "./cli-logger.ts";
 import { clockFromEnv } from "./clock-from-env.ts";
 import { RequestLogController } from "../http/request-log-controller.ts";
-import { parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
+import { parseWholeNumber, runCommand, untilStopSignal, withStore, parseListenHost } from "./common.ts";
 import type { DbOptions, LogLevelOptions } from "./options.ts";
 import { emit, type CliContext } from "./output.ts";
 
@@ -22,6 +22,7 @@ export const serve = (context: CliContext, o: MetricsServeOptions): Promise<void
   runCommand(context, o, () => {
     // Checked before the database is opened: a bad port, files root or VERQ_NOW_MS creates nothing.
     const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
+    const host = parseListenHost(o.host);
     if (o.files !== undefined) openQueue(o.files);
     const clock = clockFromEnv();
     const logLevel = parseLogLevel(o.logLevel);
@@ -34,7 +35,7 @@ export const serve = (context: CliContext, o: MetricsServeOptions): Promise<void
         const logger = await openLogger(context, logLevel, "verq-metrics");
         const app = Fastify({ loggerInstance: logger, logController: new RequestLogController() });
         await app.register(metricsPlugin, { registry });
-        const address = await app.listen({ port, host: o.host });
+        const address = await app.listen({ port, host });
         const url = `${address}/metrics`;
         emit(context.io, o.json === true, { status: "listening", url }, () => `metrics listening on ${url}`);
         await untilStopSignal();

@@ -1,5 +1,6 @@
 import { coerceError, isVerqError } from "@verq/core";
 import { EXIT, type ExitCode } from "./exit-codes.ts";
+import { clip } from "./usage.ts";
 
 /**
  * Where a command writes; tests pass their own to capture output. (The types of this file cost
@@ -46,8 +47,10 @@ const CODE_EXITS: Record<string, ExitCode> = {
 export function reportError(io: CliIo, json: boolean, error: unknown): ExitCode {
   const e = coerceError(error);
   const code = isVerqError(e) ? e.code : "VERQ_UNEXPECTED";
-  if (json) io.out(JSON.stringify({ error: { code, message: e.message } }));
-  else io.err(`verq: ${code}: ${e.message}`);
+  // Messages quote the value at fault; a huge one (a 1 MB path) is cut, never echoed whole.
+  const message = clip(e.message, 2_000);
+  if (json) io.out(JSON.stringify({ error: { code, message } }));
+  else io.err(`verq: ${code}: ${message}`);
   return exitCodeOf(e);
 }
 

@@ -1,5 +1,5 @@
 import { openLogger, parseLogLevel } from "./cli-logger.ts";
-import { parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
+import { parseWholeNumber, runCommand, untilStopSignal, withStore, parseListenHost } from "./common.ts";
 import { createInventoryReceiver } from "./inventory-receiver.ts";
 import type { LogLevelOptions } from "./options.ts";
 import type { CliContext } from "./output.ts";
@@ -16,11 +16,12 @@ export const serve = (context: CliContext, o: ReceiverServeOptions): Promise<voi
   runCommand(context, {}, () => {
     // Checked before the database is opened: a bad port creates nothing.
     const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
+    const host = parseListenHost(o.host);
     const logLevel = parseLogLevel(o.logLevel);
     return withStore(o.db, async (store) => {
       const logger = await openLogger(context, logLevel, "verq-receiver");
       const app = await createInventoryReceiver({ store, logger });
-      const address = await app.listen({ port, host: o.host });
+      const address = await app.listen({ port, host });
       context.io.out(`receiver listening on ${address}`);
       await untilStopSignal();
       await app.close();

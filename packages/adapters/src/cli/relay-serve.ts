@@ -5,7 +5,7 @@ import { createRelayServer } from "../relay/relay-server.ts";
 import { RelayService } from "../relay/relay-service.ts";
 import { openLogger, parseLogLevel } from "./cli-logger.ts";
 import { clockFromEnv } from "./clock-from-env.ts";
-import { parseDuration, parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
+import { parseDuration, parseWholeNumber, runCommand, untilStopSignal, withStore, parseListenHost } from "./common.ts";
 import type { LogLevelOptions } from "./options.ts";
 import { emit, reportError, type CliContext } from "./output.ts";
 import { list } from "./relay-actions.ts";
@@ -28,6 +28,7 @@ export const serve = (context: CliContext, o: ServeOptions): Promise<void> =>
     const { io } = context;
     const json = o.json === true;
     const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
+    const host = parseListenHost(o.host);
     const timeoutMs = parseDuration(o.coreTimeout, "--core-timeout", { min: 1, max: 86_400_000 });
     const recoverAfterMs = parseDuration(o.recoverAfter, "--recover-after");
     if (recoverAfterMs <= timeoutMs) {
@@ -57,7 +58,7 @@ export const serve = (context: CliContext, o: ServeOptions): Promise<void> =>
       };
       await sweep();
       const app = createRelayServer({ relay: service, logger });
-      const address = await app.listen({ port, host: o.host });
+      const address = await app.listen({ port, host });
       emit(io, json, { listening: address }, () => `relay listening on ${address}`);
       const timer = setInterval(
         () => {

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { MessageError, VerqError } from "@verq/core";
 import { prepareOutDir, writeMachineFiles, writeReplacing, type MachineFile } from "../viz/machine-files.ts";
 import { refreshVizBlocks, type VizBlock } from "../viz/viz-docs.ts";
-import { runCommand } from "./common.ts";
+import { parsePath, runCommand } from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { JsonOptions } from "./options.ts";
 import { emit, type CliContext } from "./output.ts";
@@ -33,6 +33,8 @@ export const viz = (context: CliContext, o: VizOptions): Promise<void> =>
     if (o.out === undefined && o.docs === undefined) throw invalid("give --out DIR, --docs FILE, or both");
     if (o.check === true && o.docs === undefined) throw invalid("--check needs --docs FILE");
     if (o.out?.trim() === "") throw invalid("--out must name a folder");
+    if (o.out !== undefined) parsePath(o.out, "--out");
+    if (o.docs !== undefined) parsePath(o.docs, "--docs");
     const docs = o.docs === undefined ? null : readDocs(o.docs);
     const refreshed = docs === null ? null : refreshVizBlocks(docs.text);
     const files = o.out === undefined ? [] : writeMachineFiles(prepareOutDir(o.out));
