@@ -110,7 +110,8 @@ export function parsePath(text: string, what: string): string {
   if (text.trim() === "") throw invalid(`${what} must name a file or folder; got ${quoted(text)}`);
   const tooLong =
     Buffer.byteLength(text) > MAX_PATH_BYTES || text.split(/[\\/]/).some((name) => Buffer.byteLength(name) > MAX_NAME_BYTES);
-  if (tooLong) throw invalid(`${what} is too long (at most ${MAX_PATH_BYTES} bytes, ${MAX_NAME_BYTES} a name): ${quoted(basename(text))}…`);
+  if (tooLong)
+    throw invalid(`${what} is too long (at most ${MAX_PATH_BYTES} bytes, ${MAX_NAME_BYTES} a name): ${quoted(basename(text))}…`);
   return text;
 }
 
@@ -215,7 +216,8 @@ export function parseHttpUrl(text: string, what: string): string {
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw invalid(`${what} must start with http:// or https://; got ${quoted(text)}`);
   // Only the option is named: the URL may carry a password.
-  if (url.username !== "" || url.password !== "") throw invalid(`${what} cannot carry a user name or password (fetch refuses them)`);
+  if (url.username !== "" || url.password !== "")
+    throw invalid(`${what} cannot carry a user name or password (fetch refuses them)`);
   const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
   if (FETCH_BAD_PORTS.has(port)) throw invalid(`${what} is on port ${port}, which fetch refuses to send to (a blocked port)`);
   return text;

@@ -43,8 +43,10 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
     )
     .option("--chunk <n>", "with --from: lines per transaction (1-1000)", "500")
     .addOption(jsonOption())
-    .action(async (o: EnqueueOptions & Partial<EnqueueFromOptions>) => {
+    .action(async (o: EnqueueOptions & Partial<EnqueueFromOptions>, command: Command) => {
       if (o.from !== undefined) return (await bulk()).enqueueFrom(context, { ...o, from: o.from, chunk: o.chunk ?? "500" });
+      // Without --from, --chunk would be ignored unchecked: refused like any option that cannot apply.
+      if (command.getOptionValueSource("chunk") === "cli") return usage(context, o.json, "--chunk goes with --from");
       if (o.id === undefined || o.payload === undefined)
         return usage(context, o.json, "jobs enqueue needs --id and --payload, or --from FILE");
       return (await actions()).enqueue(context, { ...o, id: o.id, payload: o.payload });

@@ -12,7 +12,7 @@ import { registerRelayCommands } from "./relay-commands.ts";
 import { registerSchedulesCommands } from "./schedules-commands.ts";
 import { registerVizCommands } from "./viz-commands.ts";
 import type { CliContext, CliIo } from "./output.ts";
-import { USAGE_CODE, allCommands, commanderMessage, refuseConflictingRepeats, usageLine } from "./usage.ts";
+import { USAGE_CODE, allCommands, commanderMessage, guardOptionValues, usageLine } from "./usage.ts";
 
 /** The process's own stdout and stderr, each text ending with one line break. */
 const processIo: CliIo = {
@@ -60,7 +60,7 @@ export function buildProgram(
   registerSchedulesCommands(program, context);
   // After every usage error commander finds, the usage line of the command it was parsing.
   for (const command of allCommands(program)) command.showHelpAfterError(usageLine(command));
-  refuseConflictingRepeats(program);
+  guardOptionValues(program);
   return program;
 }
 

@@ -42,11 +42,14 @@ export function leafCommands(root: Command): Command[] {
 }
 
 /**
- * Makes an option given twice with different values a usage error on every command under
- * `root` (commander keeps the last value silently: `--db a.sqlite --db b.sqlite` would open
- * `b.sqlite`). The same value twice is accepted. A flag without a value may be repeated.
+ * Checks every value commander hands an option, on every command under `root`, as it parses:
+ * - a value that starts with `--` is the next option, not a value (`--db --json` would open a
+ *   SQLite file named `--json`): a usage error, as a missing value is;
+ * - an option given twice with different values is a usage error (commander keeps the last one
+ *   silently: `--db a.sqlite --db b.sqlite` would open `b.sqlite`). The same value twice is
+ *   accepted; a flag without a value may be repeated.
  */
-export function refuseConflictingRepeats(root: Command): void {
+export function guardOptionValues(root: Command): void {
   for (const command of allCommands(root)) {
     const seen = new Map<string, string>();
     for (const option of command.options) {
@@ -54,6 +57,12 @@ export function refuseConflictingRepeats(root: Command): void {
       const name = option.name();
       command.on(`option:${name}`, (value: unknown) => {
         const text = String(value);
+        if (text.startsWith("--")) {
+          command.error(`${option.long ?? name} needs a value; got the option ${clip(text, 40)}`, {
+            exitCode: 2,
+            code: "verq.optionAsValue",
+          });
+        }
         const before = seen.get(name);
         if (before !== undefined && before !== text) {
           command.error(`${option.long ?? name} given twice with different values; give it once`, {
