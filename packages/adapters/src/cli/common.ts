@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { isIP } from "node:net";
 import { basename, dirname, resolve } from "node:path";
 import { MessageError, VerqError } from "@verq/core";

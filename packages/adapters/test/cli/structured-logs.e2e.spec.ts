@@ -95,6 +95,15 @@ async function badAckTarget(): Promise<{ url: string; close: () => Promise<void>
   };
 }
 
+/** The usage line a usage error of the command that `args` begins with ends with. */
+const usage = (args: readonly string[]): string => {
+  const path = [
+    "verq",
+    ...args.slice(0, args[0] === "jobs" || args[0] === "relay" || args[0] === "receiver" || args[0] === "files" ? 2 : 1),
+  ].join(" ");
+  return `usage: ${path} [options]${args[0] === "files" ? " <root>" : ""} (${path} --help for more)`;
+};
+
 let cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
@@ -109,7 +118,7 @@ describe("--log-level", () => {
     const root = join(dir.path, "q");
     initQueue(root);
     const commands = [
-      ["jobs", "work", "--db", db, "--target", "http://127.0.0.1:9/", "--once"],
+      ["jobs", "work", "--db", db, "--target", "http://127.0.0.1:8/", "--once"],
       ["relay", "serve", "--db", db, "--core", "http://127.0.0.1:9", "--port", "0"],
       ["receiver", "serve", "--db", db, "--port", "0"],
       ["files", "consume", root, "--db", db],
@@ -120,14 +129,14 @@ describe("--log-level", () => {
     for (const [i, run] of runs.entries()) {
       expect([commands[i]?.slice(0, 2).join(" "), run.status, run.stdout]).toEqual([commands[i]?.slice(0, 2).join(" "), 2, ""]);
       expect(run.stderr).toBe(
-        'verq: VERQ_INVALID_ARGUMENT: --log-level must be fatal, error, warn, info, debug, trace, silent; got "nope"\n',
+        `verq: VERQ_INVALID_ARGUMENT: --log-level must be fatal, error, warn, info, debug, trace, silent; got "nope"\n${usage(commands[i] ?? [])}\n`,
       );
     }
     expect(existsSync(db)).toBe(false);
     const json = await runVerq([...(commands[0] ?? []), "--log-level", "loud", "--json"]);
     expect([json.status, json.stderr, JSON.parse(json.stdout)]).toEqual([
       2,
-      "",
+      `${usage(commands[0] ?? [])}\n`,
       { error: { code: "VERQ_INVALID_ARGUMENT", message: expect.stringContaining("--log-level") as unknown } },
     ]);
   });
@@ -410,7 +419,7 @@ for (const engine of ENGINES) {
         "--db",
         database.db,
         "--target",
-        "http://127.0.0.1:9/",
+        "http://127.0.0.1:8/",
         "--log-level",
         "verbose",
       ]);
