@@ -155,9 +155,11 @@ describe("S1: a --db URL whose server cannot be reached, or that is malformed, i
     for (const { area, args } of commands(other, queue.root)) {
       const run = await verq(args);
       expect([area, run.code, run.out]).toEqual([area, 2, ""]);
-      expect(run.err).toBe(
-        "verq: VERQ_INVALID_ARGUMENT: --db takes a SQLite file or a postgres:// (postgresql://) URL, not a mysql:// URL\n",
+      // The error line, then the usage line of the command.
+      expect(run.err.split("\n")[0]).toBe(
+        "verq: VERQ_INVALID_ARGUMENT: --db takes a SQLite file or a postgres:// (postgresql://) URL, not a mysql:// URL",
       );
+      expect(run.err).toMatch(/\nusage: verq [a-z -]+ \[options\]/);
     }
     expect(readdirSync(process.cwd()).filter((name) => name.startsWith("mysql"))).toEqual([]);
     expect(queue.inbox()).toEqual(["m1.json"]);
