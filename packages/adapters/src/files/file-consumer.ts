@@ -18,6 +18,7 @@ import { validateMessage } from "./message-validator.ts";
 import { placeFile, removeFile, sameFile } from "./place-file.ts";
 import { DEFAULT_PROFILE, type FileQueueProfile } from "./profile.ts";
 import { isMessageFileName, listFiles, openQueue, type QueueDirs } from "./queue-dirs.ts";
+import { queueName } from "./queue-name.ts";
 import { DEFAULT_MAX_BYTES, readClaimedFile } from "./read-claimed-file.ts";
 
 /** The database transaction a handler runs in (a Kysely transaction over the store). */
@@ -44,7 +45,7 @@ export type FileMessageHandler = (message: ConsumedMessage, trx: HandlerTransact
 
 /** What happened to one file. */
 export interface FileOutcome {
-  /** The file's name in the inbox. */
+  /** The file's name in the inbox, shortened at the claim when too long (see `queueName`). */
   readonly file: string;
   /** Its name in `done/` or `error/` (the inbox name unless another file held it). */
   readonly placedAs: string;
@@ -229,7 +230,9 @@ export class FileConsumer {
       if (shouldStop()) break;
       if (this.#skipped.has(name)) continue;
       const claimId = newClaimId(Date.now());
-      const path = join(this.dirs.processing, processingName(claimId, this.#owner, name));
+      // A name too long to carry the claim's prefix is claimed under a shortened one (queue-name.ts).
+      const file = queueName(name);
+      const path = join(this.dirs.processing, processingName(claimId, this.#owner, file));
       try {
         renameSync(join(this.dirs.inbox, name), path); // the claim (SPEC F1)
       } catch (error) {
@@ -240,7 +243,8 @@ export class FileConsumer {
         continue;
       }
       claimed++;
-      await this.#handle(path, claimId, name, false);
+      if (file !== name) this.#log?.info({ file: name, claimedAs: file }, "claimed under a shortened name");
+      await this.#handle(path, claimId, file, false);
     }
     return claimed;
   }
