@@ -1,4 +1,4 @@
-import { existsSync, renameSync, statSync } from "node:fs";
+import { lstatSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { isVerqError, type Message, type MessageErrorReason } from "@verq/core";
 import type { FileLedger, ProcessedMessage, ProcessedMessageHandler, SettleInput, SettleResult, VerqLogger } from "@verq/store";
@@ -15,7 +15,7 @@ import {
 } from "./claim-name.ts";
 import { decodeMessage } from "./message-decoder.ts";
 import { validateMessage } from "./message-validator.ts";
-import { placeFile, removeFile, sameFile } from "./place-file.ts";
+import { entryExists, placeFile, removeFile, sameFile } from "./place-file.ts";
 import { DEFAULT_PROFILE, type FileQueueProfile } from "./profile.ts";
 import { isMessageFileName, listFiles, openQueue, type QueueDirs } from "./queue-dirs.ts";
 import { queueName } from "./queue-name.ts";
@@ -252,7 +252,7 @@ export class FileConsumer {
   #stale(path: string): boolean {
     if (this.#recoverAfterMs === undefined) return false;
     try {
-      return Date.now() - statSync(path).ctimeMs >= this.#recoverAfterMs;
+      return Date.now() - lstatSync(path).ctimeMs >= this.#recoverAfterMs;
     } catch {
       return false;
     }
@@ -280,7 +280,7 @@ export class FileConsumer {
         owner: ownerText(this.#owner),
         file,
         recovered,
-        errorCopyExists: existsSync(errorCopy) && !sameFile(path, errorCopy),
+        errorCopyExists: entryExists(errorCopy) && !sameFile(path, errorCopy),
       };
       const verdict = this.#examine(path);
       let result: SettleResult;
@@ -300,7 +300,7 @@ export class FileConsumer {
       return true;
     } catch (error) {
       // The file was taken over (recoverAfterMs) while this consumer held it: the other one settles it.
-      if (errno(error) === "ENOENT" && !existsSync(path)) return false;
+      if (errno(error) === "ENOENT" && !entryExists(path)) return false;
       throw error;
     } finally {
       inFlight.delete(path);
@@ -313,6 +313,8 @@ export class FileConsumer {
     | { kind: "valid"; processed: ProcessedMessage; fields: Record<string, unknown> }
     | { kind: "invalid"; reason: MessageErrorReason; detail: string } {
     const read = readClaimedFile(path, this.#maxBytes);
+    if (!read.ok && read.notAFile !== undefined)
+      return { kind: "invalid", reason: "parse", detail: `${read.notAFile}, not a file; never followed or read` };
     if (!read.ok)
       return { kind: "invalid", reason: "too-large", detail: `${read.size} bytes, over the limit of ${this.#maxBytes}` };
     const decoded = decodeMessage(read.bytes);

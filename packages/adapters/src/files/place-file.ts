@@ -1,14 +1,18 @@
-import { linkSync, statSync, unlinkSync } from "node:fs";
+import { linkSync, lstatSync, unlinkSync } from "node:fs";
 import { extname, join } from "node:path";
 import { MessageError } from "@verq/core";
 
 const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException).code;
 
-/** True when `a` and `b` are the same file (the same inode), false when either is missing. */
+/**
+ * True when `a` and `b` are the same file (the same inode), false when either is missing. A
+ * symbolic link is compared as itself, not as what it points to: two links to one target are
+ * two files.
+ */
 export function sameFile(a: string, b: string): boolean {
   try {
-    const sa = statSync(a);
-    const sb = statSync(b);
+    const sa = lstatSync(a);
+    const sb = lstatSync(b);
     return sa.dev === sb.dev && sa.ino === sb.ino;
   } catch {
     return false;
@@ -40,6 +44,16 @@ export function placeFile(src: string, dir: string, name: string, tag: string): 
     }
   }
   throw new MessageError("VERQ_FILE_EXISTS", `${dir} already holds other files named ${name} and ${taggedName(name, tag)}`);
+}
+
+/** True when `path` names something, a dangling symbolic link included. */
+export function entryExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Removes `path`; a file that is already gone is fine. */

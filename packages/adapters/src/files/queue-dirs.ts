@@ -73,10 +73,14 @@ export function isMessageFileName(name: string): boolean {
   return name.endsWith(".json") && !name.startsWith(".") && name.length > ".json".length;
 }
 
-/** Names of the regular files in `dir` (no folders, no symbolic links), sorted; `filter` narrows them. */
+/**
+ * Names of the files in `dir`, sorted; `filter` narrows them. Regular files and symbolic links
+ * (a link is claimed as itself and goes to `error/`, never followed); folders are not listed,
+ * so a folder in the inbox is left alone.
+ */
 export function listFiles(dir: string, filter: (name: string) => boolean = () => true): string[] {
   return readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isFile() && filter(e.name))
+    .filter((e) => (e.isFile() || e.isSymbolicLink()) && filter(e.name))
     .map((e) => e.name)
     .sort();
 }

@@ -122,14 +122,18 @@ for (const engine of ENGINES) {
         });
       });
 
-      it("F1: folders, links and files that are not messages in the inbox are left alone", async () => {
-        const { mkdirSync, symlinkSync } = await import("node:fs");
+      it("F1: a folder in the inbox is left alone; a symbolic link goes to error/ as itself, never followed", async () => {
+        const { mkdirSync, readlinkSync, symlinkSync } = await import("node:fs");
         mkdirSync(join(q.dirs.inbox, "folder.json"));
         writeFileSync(join(q.dir, "outside.json"), valid("OUT"));
         symlinkSync(join(q.dir, "outside.json"), join(q.dirs.inbox, "link.json"));
         q.write([{ name: "real.json", text: valid("REAL") }]);
-        expect((await verq("files", "consume", q.root, "--db", q.db)).out).toBe("done=1 error=0 duplicates=0 recovered=0\n");
-        expect(names(q.dirs.inbox)).toEqual(["folder.json", "link.json"]);
+        expect((await verq("files", "consume", q.root, "--db", q.db)).out).toBe("done=1 error=1 duplicates=0 recovered=0\n");
+        expect(names(q.dirs.inbox)).toEqual(["folder.json"]);
+        expect(readlinkSync(join(q.dirs.error, "link.json"))).toBe(join(q.dir, "outside.json"));
+        expect(await errorsJson()).toEqual([
+          { file: "link.json", reason: "parse", detail: "a symbolic link, not a file; never followed or read" },
+        ]);
         expect((await outcome(q)).processed).toBe(1);
       });
 
