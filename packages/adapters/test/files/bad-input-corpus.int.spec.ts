@@ -72,9 +72,10 @@ async function runCase(ledger: FileLedger, entries: readonly CorpusEntry[]): Pro
         root: dirs.root,
         ledger,
         onFile: (o) => outcomes.set(o.file, o),
-        handler: async (m) => {
-          if (m.file !== HOOK_FILE) return;
-          for (const path of vanish) unlinkSync(path); // removed after the listing, before their claim
+        handler: (m) => {
+          // The vanish files are removed after the listing, before their claim.
+          if (m.file === HOOK_FILE) for (const path of vanish) unlinkSync(path);
+          return Promise.resolve();
         },
       }).drain();
     } finally {
