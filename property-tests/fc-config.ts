@@ -93,7 +93,8 @@ function freshConfig<T>(name: string, fresh: FreshSearch): fc.Parameters<T> {
   ];
   console.log(`[fc] ${name} fresh seed=${seed}${shown.join("")}`);
   const plugins: fc.Plugin<T>[] = [];
-  if (fresh.shrinkLimitMs !== undefined) plugins.push(fc.interruptAfterTimeLimit(fresh.shrinkLimitMs, { failOnInterrupt: false }));
+  if (fresh.shrinkLimitMs !== undefined)
+    plugins.push(fc.interruptAfterTimeLimit(fresh.shrinkLimitMs, { failOnInterrupt: false }));
   if (fresh.boxMs !== undefined) plugins.push(searchBox(fresh.boxMs));
   return { seed, numRuns, ...(path === undefined ? {} : { path }), includeErrorInReport: true, plugins };
 }

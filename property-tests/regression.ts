@@ -36,7 +36,10 @@ export interface LoadedRegression {
 
 /** The folder name of `property`: lower case, every run of other characters than `a-z0-9` a dash. */
 export function regressionSlug(property: string): string {
-  return property.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+  return property
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
 }
 
 /** `<slug>/<seed>-<first 8 hex of the SHA-256 of path>.json`, relative to the regressions folder. */
@@ -102,7 +105,8 @@ function parseRegression(text: string, property: string, file: string): Regressi
   if (!Number.isSafeInteger(r["seed"])) throw bad("seed is not an integer");
   if (typeof r["path"] !== "string" || !/^\d+(:\d+)*$/.test(r["path"])) throw bad("path is not a fast-check path");
   if (r["replayPath"] !== null && typeof r["replayPath"] !== "string") throw bad("replayPath is neither a string nor null");
-  if (r["engine"] !== null && r["engine"] !== "sqlite" && r["engine"] !== "postgres") throw bad("engine is not sqlite, postgres or null");
+  if (r["engine"] !== null && r["engine"] !== "sqlite" && r["engine"] !== "postgres")
+    throw bad("engine is not sqlite, postgres or null");
   return {
     property,
     engine: r["engine"],

@@ -68,8 +68,5 @@ export async function runJobsModel(options: RunJobsModelOptions): Promise<RunSum
         }
       }),
   );
-  return assertProperty(
-    property,
-    fcConfig(name, searchDefaults(options, JOBS_MODEL_RUNS[options.stores.engine])),
-  );
+  return assertProperty(property, fcConfig(name, searchDefaults(options, JOBS_MODEL_RUNS[options.stores.engine])));
 }

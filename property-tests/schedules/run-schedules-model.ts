@@ -45,8 +45,5 @@ export async function runSchedulesModel(options: RunSchedulesModelOptions): Prom
         }
       }),
   );
-  return assertProperty(
-    property,
-    fcConfig(name, searchDefaults(options, SCHEDULES_MODEL_RUNS[options.stores.engine])),
-  );
+  return assertProperty(property, fcConfig(name, searchDefaults(options, SCHEDULES_MODEL_RUNS[options.stores.engine])));
 }
