@@ -41,7 +41,7 @@ describe("a fresh search's time box", () => {
     expect((failure as PropertyFailed).message).toMatch(/Counterexample: \[1000\]/);
   });
 
-  it("prints the fresh seed before the search", async () => {
+  it("prints the fresh seed before the search", () => {
     const lines: string[] = [];
     const log = console.log;
     console.log = (line: string) => void lines.push(line);

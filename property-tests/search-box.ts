@@ -24,11 +24,11 @@ export function searchBox<Ts>(boxMs: number): fc.Plugin<Ts> {
         // A sync property's run must answer synchronously: which kind this is, the first run tells.
         if (isAsync !== undefined && !failed && Date.now() >= ends) {
           const stop = new fc.PreconditionFailure(true);
-          return (isAsync ? Promise.resolve(stop) : stop) as ReturnType<typeof run>;
+          return isAsync ? Promise.resolve(stop) : stop;
         }
         const out: RunOutcome | Promise<RunOutcome> = run(value);
         isAsync = out !== null && "then" in out;
-        return (out !== null && "then" in out ? out.then(seen) : seen(out)) as ReturnType<typeof run>;
+        return out !== null && "then" in out ? out.then(seen) : seen(out);
       },
     };
   };
