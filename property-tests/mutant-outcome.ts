@@ -3,7 +3,7 @@ import { PropertyFailed, type Counterexample } from "./property-failure.ts";
 import { storeFactory, type StoreFactory, type StoreFactoryOptions } from "./store-factory.ts";
 
 /** Runs a property suite against one mutant on `stores`, from `replay` when given; rejects when the property fails. */
-export type MutantRun = (stores: StoreFactory, replay?: Counterexample) => Promise<void>;
+export type MutantRun = (stores: StoreFactory, replay?: Counterexample) => Promise<unknown>;
 
 /** The engine that searches for counterexamples: the one whose runs cost least. */
 const SEARCH_ENGINE: Engine = "sqlite";
@@ -11,7 +11,7 @@ const SEARCH_ENGINE: Engine = "sqlite";
 /** The searches run so far in this file, by mutant: the SQLite test and the PostgreSQL test of a mutant share one. */
 const searches = new Map<string, Promise<unknown>>();
 
-const outcome = (run: Promise<void>): Promise<unknown> =>
+const outcome = (run: Promise<unknown>): Promise<unknown> =>
   run.then(
     () => null,
     (error: unknown) => error,

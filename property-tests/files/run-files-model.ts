@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import type { MessageDecider } from "@verq/core";
-import { commandsReplayPath, fcConfig } from "../fc-config.ts";
-import { assertProperty, type Counterexample } from "../property-failure.ts";
+import { commandsReplayPath, fcConfig, searchDefaults, type SearchOptions } from "../fc-config.ts";
+import { assertProperty, type RunSummary } from "../property-failure.ts";
 import { withFreshDatabase, type PerEngine, type StoreFactory } from "../store-factory.ts";
 import { createFilesWorld } from "./files-world.ts";
 import { ReplayCommand } from "./replay.command.ts";
@@ -15,17 +15,13 @@ import { SettleCommand } from "./settle.command.ts";
 export const FILES_MODEL_RUNS: PerEngine<number> = { sqlite: 200, postgres: 40 };
 
 /** How to run the file-queue model; every field has a default. */
-export interface RunFilesModelOptions {
+export interface RunFilesModelOptions extends SearchOptions {
   /** Where each run gets its fresh database. */
   readonly stores: StoreFactory;
   /** Name printed with the seed: `[fc] <name> seed=… numRuns=…`. */
   readonly name?: string;
   /** The decider the ledger runs (a mutant); the real message machine when omitted. */
   readonly decider?: MessageDecider;
-  /** A counterexample found on another engine, to run first (see `FcDefaults.replay`). */
-  readonly replay?: Counterexample;
-  /** Runs when `FC_NUM_RUNS` is not set: {@link FILES_MODEL_RUNS} of the engine. */
-  readonly numRuns?: number;
 }
 
 /**
@@ -39,8 +35,8 @@ export interface RunFilesModelOptions {
  * fast-check's report, with the `[tag]` of the broken property, and the counterexample, to
  * replay elsewhere.
  */
-export async function runFilesModel(options: RunFilesModelOptions): Promise<void> {
-  const replayPath = commandsReplayPath(options.replay);
+export async function runFilesModel(options: RunFilesModelOptions): Promise<RunSummary> {
+  const replayPath = commandsReplayPath(options);
   const commands = [SettleCommand.arbitrary(), SettleCommand.arbitrary(), ReplayCommand.arbitrary()];
   const property = fc.asyncProperty(
     fc.commands(commands, { maxCommands: 30, size: "max", ...(replayPath === undefined ? {} : { replayPath }) }),
@@ -64,11 +60,8 @@ export async function runFilesModel(options: RunFilesModelOptions): Promise<void
         }
       }),
   );
-  await assertProperty(
+  return assertProperty(
     property,
-    fcConfig(options.name ?? "files-model", {
-      numRuns: options.numRuns ?? FILES_MODEL_RUNS[options.stores.engine],
-      ...(options.replay === undefined ? {} : { replay: options.replay }),
-    }),
+    fcConfig(options.name ?? "files-model", searchDefaults(options, FILES_MODEL_RUNS[options.stores.engine])),
   );
 }

@@ -1,12 +1,7 @@
-import { describe, it } from "vitest";
-import { ENGINES, engineAvailable } from "@verq/testing";
-import { storeFactory } from "../store-factory.ts";
-import { runJobsModel } from "./run-jobs-model.ts";
+import { describeProperty } from "../property-suite.ts";
+import { jobsProperty } from "./jobs.property.ts";
 
-for (const engine of ENGINES) {
-  describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] job queue against its reference model (SPEC J1-J6)`, () => {
-    it("J1-J6: tokens, stale finishes, states, redrive and projections hold under arbitrary interleavings", async () => {
-      await runJobsModel({ name: `jobs-model [${engine}]`, stores: storeFactory(engine) });
-    });
-  });
-}
+await describeProperty(jobsProperty, {
+  describe: "job queue against its reference model (SPEC J1-J6)",
+  it: "J1-J6: tokens, stale finishes, states, redrive and projections hold under arbitrary interleavings",
+});

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import type { JobDecider } from "@verq/core";
 import type { ClaimCandidates } from "@verq/store/internal";
-import { commandsReplayPath, fcConfig } from "../fc-config.ts";
-import { assertProperty, type Counterexample } from "../property-failure.ts";
+import { commandsReplayPath, fcConfig, searchDefaults, type SearchOptions } from "../fc-config.ts";
+import { assertProperty, type RunSummary } from "../property-failure.ts";
 import { withFreshDatabase, type PerEngine, type StoreFactory } from "../store-factory.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import { checkRebuild } from "./check-rebuild.ts";
@@ -19,7 +19,7 @@ import { createJobsReal } from "./jobs-real.ts";
 export const JOBS_MODEL_RUNS: PerEngine<number> = { sqlite: 300, postgres: 30 };
 
 /** How to run the jobs model; every field has a default. */
-export interface RunJobsModelOptions {
+export interface RunJobsModelOptions extends SearchOptions {
   /** Where each run gets its fresh database. */
   readonly stores: StoreFactory;
   /** Name printed with the seed: `[fc] <name> seed=… numRuns=…`. */
@@ -28,10 +28,6 @@ export interface RunJobsModelOptions {
   readonly decider?: JobDecider;
   /** The claim candidate query under test (a mutant); the store's own when omitted. */
   readonly claimCandidates?: ClaimCandidates;
-  /** A counterexample found on another engine, to run first (see `FcDefaults.replay`). */
-  readonly replay?: Counterexample;
-  /** Runs when `FC_NUM_RUNS` is not set: {@link JOBS_MODEL_RUNS} of the engine. */
-  readonly numRuns?: number;
   /** Longest command sequence per run: 50 (lengths drawn up to it: `size: "max"`; the default small size left most runs too short to reach a finish). */
   readonly maxCommands?: number;
 }
@@ -46,9 +42,9 @@ export interface RunJobsModelOptions {
  * `PropertyFailed`: fast-check's report (seed, path, counterexample, and the
  * `[property]`-tagged message of the broken rule) and the counterexample, to replay elsewhere.
  */
-export async function runJobsModel(options: RunJobsModelOptions): Promise<void> {
+export async function runJobsModel(options: RunJobsModelOptions): Promise<RunSummary> {
   const name = options.name ?? "jobs-model";
-  const replayPath = commandsReplayPath(options.replay);
+  const replayPath = commandsReplayPath(options);
   const property = fc.asyncProperty(
     fc.nat(),
     fc.commands(jobsCommands(), {
@@ -72,11 +68,5 @@ export async function runJobsModel(options: RunJobsModelOptions): Promise<void> 
         }
       }),
   );
-  await assertProperty(
-    property,
-    fcConfig(name, {
-      numRuns: options.numRuns ?? JOBS_MODEL_RUNS[options.stores.engine],
-      ...(options.replay === undefined ? {} : { replay: options.replay }),
-    }),
-  );
+  return assertProperty(property, fcConfig(name, searchDefaults(options, JOBS_MODEL_RUNS[options.stores.engine])));
 }

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { GUID_STATES, type GuidDecider } from "@verq/core";
-import { commandsReplayPath, fcConfig } from "../fc-config.ts";
-import { assertProperty, type Counterexample } from "../property-failure.ts";
+import { commandsReplayPath, fcConfig, searchDefaults, type SearchOptions } from "../fc-config.ts";
+import { assertProperty, type RunSummary } from "../property-failure.ts";
 import { withFreshDatabase, type PerEngine, type StoreFactory } from "../store-factory.ts";
 import { AdvanceClockCommand } from "./advance-clock.command.ts";
 import { createLedgerWorld, json } from "./ledger-world.ts";
@@ -21,17 +21,13 @@ import { SendCommand } from "./send.command.ts";
 export const LEDGER_MODEL_RUNS: PerEngine<number> = { sqlite: 200, postgres: 40 };
 
 /** How to run the ledger model; every field has a default. */
-export interface RunLedgerModelOptions {
+export interface RunLedgerModelOptions extends SearchOptions {
   /** Where each run gets its fresh database. */
   readonly stores: StoreFactory;
   /** Name printed with the seed: `[fc] <name> seed=… numRuns=…`. */
   readonly name?: string;
   /** The decider the ledger runs (a mutant); the real guid machine when omitted. */
   readonly decider?: GuidDecider;
-  /** A counterexample found on another engine, to run first (see `FcDefaults.replay`). */
-  readonly replay?: Counterexample;
-  /** Runs when `FC_NUM_RUNS` is not set: {@link LEDGER_MODEL_RUNS} of the engine. */
-  readonly numRuns?: number;
 }
 
 /**
@@ -46,8 +42,8 @@ export interface RunLedgerModelOptions {
  * with a `PropertyFailed`: fast-check's report, with the `[tag]` of the broken property, and the
  * counterexample, to replay elsewhere.
  */
-export async function runLedgerModel(options: RunLedgerModelOptions): Promise<void> {
-  const replayPath = commandsReplayPath(options.replay);
+export async function runLedgerModel(options: RunLedgerModelOptions): Promise<RunSummary> {
+  const replayPath = commandsReplayPath(options);
   const commands = [
     // Weighted towards the moves that take an entry through its life, so that most runs reach DONE and purge.
     ReceiveCommand.arbitrary(),
@@ -83,11 +79,8 @@ export async function runLedgerModel(options: RunLedgerModelOptions): Promise<vo
         }
       }),
   );
-  await assertProperty(
+  return assertProperty(
     property,
-    fcConfig(options.name ?? "ledger-model", {
-      numRuns: options.numRuns ?? LEDGER_MODEL_RUNS[options.stores.engine],
-      ...(options.replay === undefined ? {} : { replay: options.replay }),
-    }),
+    fcConfig(options.name ?? "ledger-model", searchDefaults(options, LEDGER_MODEL_RUNS[options.stores.engine])),
   );
 }

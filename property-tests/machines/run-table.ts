@@ -1,7 +1,8 @@
 import { isDeepStrictEqual as isDeepEqual } from "node:util";
 import fc from "fast-check";
 import type { Decision } from "@verq/core";
-import { fcConfig } from "../fc-config.ts";
+import { fcConfig, searchDefaults, type SearchOptions } from "../fc-config.ts";
+import { assertProperty, type RunSummary } from "../property-failure.ts";
 
 /** One stream's decider, as the three machines' deciders all are. */
 type AnyDecider<TState, TCommand> = (state: TState, ...commands: readonly TCommand[]) => Decision<TState, unknown, unknown>;
@@ -17,7 +18,7 @@ function attempt<TState, TCommand>(decide: AnyDecider<TState, TCommand>, state: 
   }
 }
 
-export interface TableRun<TState extends { readonly state: string }, TCommand> {
+export interface TableRun<TState extends { readonly state: string }, TCommand> extends SearchOptions {
   /** The property's name, printed with its seed. */
   readonly name: string;
   /** The decider under test: by default the compiled table. */
@@ -31,8 +32,10 @@ export interface TableRun<TState extends { readonly state: string }, TCommand> {
   readonly creation: fc.Arbitrary<TCommand>;
   /** Every state the runs must reach, so that the property cannot pass on shallow sequences. */
   readonly states: readonly string[];
-  readonly numRuns: number;
 }
+
+/** Runs of the fixed search when neither `numRuns` nor `FC_NUM_RUNS` says. */
+export const TABLE_RUNS = 1_000;
 
 /** A run's commands: a creation first (nine times in ten), then up to 19 more of any kind. */
 function commandsOf<TState extends { readonly state: string }, TCommand>(
@@ -47,11 +50,15 @@ function commandsOf<TState extends { readonly state: string }, TCommand>(
  * sequence of commands is decided one at a time by both deciders, which must give the same
  * decision (events, the state they fold to, or the same refusal) or throw the same error; an
  * accepted decision moves the stream on. The whole sequence is also decided at once by both.
- * Afterwards, every state of the machine must have been reached in some run.
+ * After the fixed search, every state of the machine must have been reached in some run (a
+ * replay makes one run, and a fresh search's count depends on its time box). Rejects with a
+ * `PropertyFailed`, as the model-based properties do.
  */
-export function runTableEquivalence<TState extends { readonly state: string }, TCommand>(run: TableRun<TState, TCommand>): void {
+export async function runTableEquivalence<TState extends { readonly state: string }, TCommand>(
+  run: TableRun<TState, TCommand>,
+): Promise<RunSummary> {
   const reached = new Set<string>();
-  fc.assert(
+  const summary = await assertProperty(
     fc.property(commandsOf(run), (commands) => {
       let state = run.initial;
       for (const [index, command] of commands.entries()) {
@@ -71,8 +78,10 @@ export function runTableEquivalence<TState extends { readonly state: string }, T
         throw new Error(`[table sequence] ${JSON.stringify(commands)}: the table and XState decide the sequence differently`);
       }
     }),
-    fcConfig(run.name, { numRuns: run.numRuns }),
+    fcConfig(run.name, searchDefaults(run, TABLE_RUNS)),
   );
   const missed = run.states.filter((s) => !reached.has(s));
-  if (missed.length > 0) throw new Error(`[table coverage] no run reached ${missed.join(", ")}`);
+  const fixed = run.replay === undefined && run.fresh === undefined;
+  if (fixed && missed.length > 0) throw new Error(`[table coverage] no run reached ${missed.join(", ")}`);
+  return summary;
 }

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import type { TestDatabase } from "@verq/testing";
-import { fcConfig } from "../fc-config.ts";
-import { assertProperty, type Counterexample } from "../property-failure.ts";
+import { fcConfig, searchDefaults, type SearchOptions } from "../fc-config.ts";
+import { assertProperty, type RunSummary } from "../property-failure.ts";
 import { withFreshDatabase, type PerEngine, type StoreFactory } from "../store-factory.ts";
 import { checkRelay } from "./check-relay.ts";
 import { describeAction, runAction } from "./relay-actions.ts";
@@ -16,7 +16,7 @@ import { createRelayWorld, type RelayVariant } from "./relay-world.ts";
 export const RELAY_MODEL_RUNS: PerEngine<number> = { sqlite: 200, postgres: 40 };
 
 /** How to run the relay property; every field has a default. */
-export interface RunRelayModelOptions {
+export interface RunRelayModelOptions extends SearchOptions {
   /**
    * Where each run gets its fresh database: with one connection (`oneConnection`), or on
    * PostgreSQL the server's timing, which no seed records, takes part in the interleaving and a
@@ -27,10 +27,6 @@ export interface RunRelayModelOptions {
   readonly name?: string;
   /** The parts replaced by a mutant; the real relay when omitted. */
   readonly variant?: RelayVariant;
-  /** A counterexample found on another engine, to run first (see `FcDefaults.replay`). */
-  readonly replay?: Counterexample;
-  /** Runs when `FC_NUM_RUNS` is not set: {@link RELAY_MODEL_RUNS} of the engine. */
-  readonly numRuns?: number;
   /**
    * Runs at least this many whatever `FC_NUM_RUNS` says: a mutant test must not pass, or fail,
    * because a quick local run asked for few runs (the search stops at the first failure).
@@ -50,18 +46,18 @@ export interface RunRelayModelOptions {
  * with a `PropertyFailed`: fast-check's report (seed, path, the scenario, the scheduler's order
  * of tasks, and the `[tag]` of the broken rule) and the counterexample, to replay elsewhere.
  */
-export async function runRelayModel(options: RunRelayModelOptions): Promise<void> {
+export async function runRelayModel(options: RunRelayModelOptions): Promise<RunSummary> {
   const property = fc.asyncProperty(fc.scheduler(), scenarioArb, (s, scenario) =>
     withFreshDatabase(options.stores, (database) => runScenario(database, s, scenario, options.variant)),
   );
   const name = options.name ?? "relay-model";
-  const parameters = fcConfig<[fc.Scheduler, RelayScenario]>(name, {
-    numRuns: options.numRuns ?? RELAY_MODEL_RUNS[options.stores.engine],
-    ...(options.replay === undefined ? {} : { replay: options.replay }),
-  });
+  const parameters = fcConfig<[fc.Scheduler, RelayScenario]>(
+    name,
+    searchDefaults(options, RELAY_MODEL_RUNS[options.stores.engine]),
+  );
   const numRuns = Math.max(parameters.numRuns ?? 0, options.minRuns ?? 0);
   if (numRuns !== parameters.numRuns) console.log(`[fc] ${name} numRuns raised to ${numRuns} (minRuns)`);
-  await assertProperty(property, { ...parameters, numRuns });
+  return assertProperty(property, { ...parameters, numRuns });
 }
 
 /** One run of the property on `database`. */

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import type { ScheduleDecider } from "@verq/core";
-import { commandsReplayPath, fcConfig } from "../fc-config.ts";
-import { assertProperty, type Counterexample } from "../property-failure.ts";
+import { commandsReplayPath, fcConfig, searchDefaults, type SearchOptions } from "../fc-config.ts";
+import { assertProperty, type RunSummary } from "../property-failure.ts";
 import { withFreshDatabase, type PerEngine, type StoreFactory } from "../store-factory.ts";
 import { AdvanceClockCommand } from "./advance-clock.command.ts";
 import { checkSlots } from "./check-slots.ts";
@@ -12,13 +12,11 @@ import { SchedulesModel, createSchedulesReal } from "./schedules-world.ts";
 export const SCHEDULES_MODEL_RUNS: PerEngine<number> = { sqlite: 60, postgres: 15 };
 
 /** Options of {@link runSchedulesModel}. */
-export interface RunSchedulesModelOptions {
+export interface RunSchedulesModelOptions extends SearchOptions {
   readonly stores: StoreFactory;
   readonly name?: string;
   /** The decider under test (a mutant); the real schedule machine when omitted. */
   readonly decider?: ScheduleDecider;
-  readonly replay?: Counterexample;
-  readonly numRuns?: number;
 }
 
 /**
@@ -27,9 +25,9 @@ export interface RunSchedulesModelOptions {
  * downtime). After every command each slot has at most one job, and the jobs are exactly the
  * slots the missed-slot policy names (see `checkSlots`).
  */
-export async function runSchedulesModel(options: RunSchedulesModelOptions): Promise<void> {
+export async function runSchedulesModel(options: RunSchedulesModelOptions): Promise<RunSummary> {
   const name = options.name ?? "schedules-model";
-  const replayPath = commandsReplayPath(options.replay);
+  const replayPath = commandsReplayPath(options);
   const property = fc.asyncProperty(
     fc.commands([AdvanceClockCommand.arbitrary(), RunDueCommand.arbitrary()], {
       maxCommands: 25,
@@ -47,11 +45,5 @@ export async function runSchedulesModel(options: RunSchedulesModelOptions): Prom
         }
       }),
   );
-  await assertProperty(
-    property,
-    fcConfig(name, {
-      numRuns: options.numRuns ?? SCHEDULES_MODEL_RUNS[options.stores.engine],
-      ...(options.replay === undefined ? {} : { replay: options.replay }),
-    }),
-  );
+  return assertProperty(property, fcConfig(name, searchDefaults(options, SCHEDULES_MODEL_RUNS[options.stores.engine])));
 }

@@ -1,16 +1,8 @@
-import { describe, it } from "vitest";
-import { ENGINES, engineAvailable } from "@verq/testing";
-import { storeFactory } from "../store-factory.ts";
-import { runSchedulesModel } from "./run-schedules-model.ts";
+import { describeProperty } from "../property-suite.ts";
+import { schedulesProperty } from "./schedules.property.ts";
 
-for (const engine of ENGINES) {
-  describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] schedules against their model`, () => {
-    it(
-      "a slot is enqueued at most once however many schedulers run, and only the latest missed slot is",
-      { timeout: 120_000 },
-      async () => {
-        await runSchedulesModel({ name: `schedules-model [${engine}]`, stores: storeFactory(engine) });
-      },
-    );
-  });
-}
+await describeProperty(schedulesProperty, {
+  describe: "schedules against their model",
+  it: "a slot is enqueued at most once however many schedulers run, and only the latest missed slot is",
+  timeoutMs: 120_000,
+});
