@@ -10,8 +10,8 @@ import { freshStores } from "./helpers/fresh-store.ts";
 // is the event log alone, so what is checked here is the path itself.
 const T0 = 1_700_000_000_000;
 const LEASE = 10_000;
-const acquire = (owner: string, now = T0) => lockCommands.acquire({ owner, leaseMs: LEASE, now });
-const release = (token: number, now = T0) => lockCommands.release({ token, now });
+const acquire = (owner: string, now = T0): LockCommand => lockCommands.acquire({ owner, leaseMs: LEASE, now });
+const release = (token: number, now = T0): LockCommand => lockCommands.release({ token, now });
 const initial = (name: string) => newLock(name);
 
 const eventsOf = async (store: VerqStore) =>
@@ -20,7 +20,7 @@ const eventsOf = async (store: VerqStore) =>
 /** The change of one accepted decision against `before`. */
 function changeOf(before: OperatorLock, ...commands: LockCommand[]): StreamChange<OperatorLock, LockEvent> {
   const decision = decideLock(before, ...commands);
-  if (!decision.accepted) throw new Error(`refused: ${String(decision.reason)}`);
+  if (!decision.accepted) throw new Error(`refused: ${decision.refusal}`);
   return { before, after: decision.after, events: decision.events };
 }
 

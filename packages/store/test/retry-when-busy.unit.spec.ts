@@ -6,10 +6,13 @@ class Busy extends Error {}
 const isBusy = (error: unknown) => error instanceof Busy;
 
 /** Work that throws `errors` in turn, then answers `done`; it counts its tries. */
-function flaky(errors: Error[]) {
+function flaky(errors: readonly Error[]) {
   const work = {
     tries: 0,
-    run: () => (work.tries++ < errors.length ? Promise.reject(errors[work.tries - 1] as Error) : Promise.resolve("done")),
+    run: (): Promise<string> => {
+      const error = errors[work.tries++];
+      return error === undefined ? Promise.resolve("done") : Promise.reject(error);
+    },
   };
   return work;
 }
