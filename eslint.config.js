@@ -3,7 +3,7 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   // packaging/consumer is a project outside the workspace, type-checked by its own tsconfig in the consumer test.
-  { ignores: ["**/node_modules/**", "**/dist/**", "**/coverage/**", "packaging/consumer/**"] },
+  { ignores: ["**/node_modules/**", "**/dist/**", "**/coverage/**", "packaging/consumer/**", ".stryker-tmp/**", "reports/**"] },
   {
     files: ["**/*.ts"],
     extends: [tseslint.configs.recommendedTypeChecked],

@@ -18,6 +18,7 @@ export default defineConfig({
       "bench/test/**/*.spec.ts",
       "examples/*/test/**/*.spec.ts",
       "packaging/*.spec.ts",
+      "mutation/test/**/*.spec.ts",
     ],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -1,0 +1,152 @@
+import { LOCK_STREAM, decideLock, lockCommands, newLock, type LockCommand, type LockEvent, type OperatorLock } from "@verq/core";
+import { ENGINES, engineAvailable } from "@verq/testing";
+import { describe, expect, it } from "vitest";
+import { readAllEvents, type VerqStore } from "../src/index.ts";
+import { commitChanges, decideMany, handle, handleMany, type StreamChange } from "../src/command-path.ts";
+import { lockStream } from "../src/streams/lock-stream.ts";
+import { freshStores } from "./helpers/fresh-store.ts";
+
+// The command path on the operator-lock stream: its machine is the smallest, and its projection
+// is the event log alone, so what is checked here is the path itself.
+const T0 = 1_700_000_000_000;
+const LEASE = 10_000;
+const acquire = (owner: string, now = T0): LockCommand => lockCommands.acquire({ owner, leaseMs: LEASE, now });
+const release = (token: number, now = T0): LockCommand => lockCommands.release({ token, now });
+const initial = (name: string) => newLock(name);
+
+const eventsOf = async (store: VerqStore) =>
+  (await readAllEvents(store.db, LOCK_STREAM)).map((e) => ({ id: e.streamId, v: e.version, type: e.type }));
+
+/** The change of one accepted decision against `before`. */
+function changeOf(before: OperatorLock, ...commands: LockCommand[]): StreamChange<OperatorLock, LockEvent> {
+  const decision = decideLock(before, ...commands);
+  if (!decision.accepted) throw new Error(`refused: ${decision.refusal}`);
+  return { before, after: decision.after, events: decision.events };
+}
+
+describe("decideMany: items decided in input order, two items of one stream chained", () => {
+  it("chains a second item of a stream on the first's state, leaves a refused item out of the changes and of the states", () => {
+    const current = new Map<string, OperatorLock>();
+    const { decided, changes } = decideMany(
+      current,
+      decideLock,
+      [
+        { id: "a", commands: [acquire("ops-a")] },
+        { id: "a", commands: [acquire("ops-b")] },
+        { id: "b", commands: [release(1)] },
+        { id: "a", commands: (lock: OperatorLock) => [release(lock.token)] },
+      ],
+      initial,
+    );
+    expect(decided.map((d) => d.decision.accepted)).toEqual([true, false, false, true]);
+    expect(decided.map((d) => [d.before.name, d.before.version])).toEqual([
+      ["a", 0],
+      ["a", 1],
+      ["b", 0],
+      ["a", 1],
+    ]);
+    expect(changes.map((c) => [c.before.name, c.before.version, c.after.version, c.events.length])).toEqual([
+      ["a", 0, 1, 1],
+      ["a", 1, 2, 1],
+    ]);
+    expect(current.get("a")).toMatchObject({ state: "free", version: 2 });
+    expect(current.has("b")).toBe(false);
+  });
+
+  it("decides from the loaded state when there is one, and throws for a stream with neither a state nor an initial one", () => {
+    const held = changeOf(newLock("a"), acquire("ops-a")).after;
+    const current = new Map([["a", held]]);
+    const { decided } = decideMany(current, decideLock, [{ id: "a", commands: [acquire("ops-b")] }], initial);
+    expect(decided[0]?.before).toBe(held);
+    expect(decided[0]?.decision.accepted).toBe(false);
+    expect(() => decideMany(new Map(), decideLock, [{ id: "ghost", commands: [acquire("ops-a")] }], () => undefined)).toThrow(
+      "no stream ghost and no initial state for it",
+    );
+  });
+});
+
+for (const engine of ENGINES) {
+  describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] the command path`, () => {
+    const stores = freshStores();
+
+    it("commitChanges appends each change's events at the versions after its before, and writes nothing for no change", async () => {
+      const { store } = await stores.open(engine);
+      const first = changeOf(newLock("a"), acquire("ops-a"), release(1));
+      const second = changeOf(first.after, acquire("ops-b"));
+      const written = await store.db
+        .transaction()
+        .execute((trx) =>
+          commitChanges(trx, store.dialect, lockStream, [first, second, changeOf(newLock("b"), acquire("ops-c"))]),
+        );
+      expect(written).toHaveLength(3);
+      expect(await eventsOf(store)).toEqual([
+        { id: "a", v: 1, type: "lock.acquired" },
+        { id: "a", v: 2, type: "lock.released" },
+        { id: "a", v: 3, type: "lock.acquired" },
+        { id: "b", v: 1, type: "lock.acquired" },
+      ]);
+      expect(await store.db.transaction().execute((trx) => commitChanges(trx, store.dialect, lockStream, []))).toEqual([]);
+    });
+
+    it("with creations skipped, a stream another writer created first is left out with its later changes; the rest is written", async () => {
+      const { store } = await stores.open(engine);
+      const winner = changeOf(newLock("a"), acquire("ops-a"));
+      await store.db.transaction().execute((trx) => commitChanges(trx, store.dialect, lockStream, [winner]));
+      const lostCreation = changeOf(newLock("a"), acquire("ops-b"));
+      const lostLater = changeOf(lostCreation.after, release(1));
+      const created = changeOf(newLock("b"), acquire("ops-c"));
+      const createdLater = changeOf(created.after, release(1));
+      const written = await store.db
+        .transaction()
+        .execute((trx) =>
+          commitChanges(trx, store.dialect, lockStream, [lostCreation, created, lostLater, createdLater], { creations: "skip" }),
+        );
+      expect(written).toEqual([created, createdLater]);
+      expect(await eventsOf(store)).toEqual([
+        { id: "a", v: 1, type: "lock.acquired" },
+        { id: "b", v: 1, type: "lock.acquired" },
+        { id: "b", v: 2, type: "lock.released" },
+      ]);
+      expect((await readAllEvents(store.db, LOCK_STREAM)).find((e) => e.streamId === "a")?.data).toMatchObject({
+        owner: "ops-a",
+      });
+    });
+
+    it("with creations skipped and no stream lost, every change is written", async () => {
+      const { store } = await stores.open(engine);
+      const created = changeOf(newLock("a"), acquire("ops-a"));
+      const later = changeOf(created.after, release(1));
+      const written = await store.db
+        .transaction()
+        .execute((trx) => commitChanges(trx, store.dialect, lockStream, [created, later], { creations: "skip" }));
+      expect(written).toEqual([created, later]);
+      expect(await eventsOf(store)).toHaveLength(2);
+    });
+
+    it("handleMany loads, decides in order and commits the accepted items; handle answers for one stream", async () => {
+      const { store } = await stores.open(engine);
+      const decisions = await store.db.transaction().execute((trx) =>
+        handleMany(
+          trx,
+          store.dialect,
+          lockStream,
+          decideLock,
+          [
+            { id: "a", commands: [acquire("ops-a")] },
+            { id: "a", commands: [acquire("ops-b")] },
+          ],
+          initial,
+        ),
+      );
+      expect(decisions.map((d) => d.accepted)).toEqual([true, false]);
+      const again = await store.db
+        .transaction()
+        .execute((trx) => handle(trx, store.dialect, lockStream, decideLock, "a", initial, release(1)));
+      expect(again).toMatchObject({ accepted: true, after: { state: "free", version: 2 } });
+      expect(await eventsOf(store)).toEqual([
+        { id: "a", v: 1, type: "lock.acquired" },
+        { id: "a", v: 2, type: "lock.released" },
+      ]);
+    });
+  });
+}
