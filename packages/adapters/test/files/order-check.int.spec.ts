@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ENGINES, engineAvailable, tempDir } from "@verq/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { initQueue } from "../../src/files/queue-dirs.ts";
 import { makeQueue, verq, type TestQueue } from "./helpers/queue-fixture.ts";
 
 let q: TestQueue;
@@ -103,10 +104,12 @@ describe("read-only commands on a SQLite file that does not exist", () => {
     const dir = tempDir("verq-order-missing-");
     try {
       const missing = join(dir.path, "nope.sqlite");
+      const root = join(dir.path, "q");
+      initQueue(root);
       for (const args of [
         ["files", "order-check", "--db", missing],
         ["files", "dups", "--db", missing],
-        ["files", "errors", dir.path, "--db", missing],
+        ["files", "errors", root, "--db", missing],
       ]) {
         const r = await verq(...args);
         expect([args.join(" "), r.code, r.err]).toEqual([args.join(" "), 4, expect.stringContaining("VERQ_FILE_NOT_FOUND")]);
