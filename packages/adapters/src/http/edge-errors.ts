@@ -1,5 +1,25 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 
+/** What each refusal of an edge says besides its code: the same words for every request. */
+const MESSAGES: Readonly<Record<string, string>> = {
+  VERQ_BODY_TOO_LARGE: "the body is larger than this endpoint accepts",
+  VERQ_UNSUPPORTED_MEDIA_TYPE: "send the body as Content-Type: application/json",
+  VERQ_INVALID_BODY: "the body could not be read as JSON",
+  VERQ_UNEXPECTED: "the request could not be handled",
+};
+
+/**
+ * Sends verq's JSON error shape, `{"error":{"code","message"}}`, with `status`: the one answer
+ * every refusal of an HTTP edge takes, so a client reads a stable `VERQ_*` code and never
+ * Fastify's own error format.
+ */
+export function sendEdgeError(reply: FastifyReply, status: number, code: string, message = MESSAGES[code]): FastifyReply {
+  return reply
+    .code(status)
+    .header("content-type", "application/json; charset=utf-8")
+    .send(JSON.stringify({ error: { code, message } }));
+}
+
 /**
  * The error handler of verq's HTTP edges (relay and receiver plugins), scoped to each plugin:
  * what Fastify refuses before a handler runs gets a stable code and no payload contents —
@@ -17,8 +37,5 @@ export function edgeErrorHandler(error: FastifyError, request: FastifyRequest, r
           ? "VERQ_INVALID_BODY"
           : "VERQ_UNEXPECTED";
   if (status >= 500) request.log.error({ err: error }, "verq: unexpected error in an HTTP edge");
-  void reply
-    .code(status)
-    .header("content-type", "application/json")
-    .send(JSON.stringify({ error: { code } }));
+  void sendEdgeError(reply, status, code);
 }
