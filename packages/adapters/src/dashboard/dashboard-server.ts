@@ -11,7 +11,7 @@ export type DashboardServerOptions = DashboardPluginOptions & EdgeServerOptions;
 
 /**
  * The longest path parameter the router takes: a job id of 256 characters, each percent-encoded
- * as up to 12 bytes. Longer is not an id: a 404 page.
+ * as up to 12 bytes. Longer is not an id: 414 `VERQ_URL_TOO_LONG`.
  */
 const MAX_PARAM_LENGTH = 256 * 12;
 

@@ -21,12 +21,11 @@ export function sendEdgeError(reply: FastifyReply, status: number, code: string,
 }
 
 /**
- * The error handler of verq's HTTP edges (relay and receiver plugins), scoped to each plugin:
- * what Fastify refuses before a handler runs gets a stable code and no payload contents —
- * 413 `VERQ_BODY_TOO_LARGE`, 415 `VERQ_UNSUPPORTED_MEDIA_TYPE`, any other 4xx
- * `VERQ_INVALID_BODY`; anything else is 500 `VERQ_UNEXPECTED` (and logged at `error`).
+ * The status and stable code of what Fastify throws: its 4xx refusals keep their status, with
+ * 413 `VERQ_BODY_TOO_LARGE`, 415 `VERQ_UNSUPPORTED_MEDIA_TYPE` and any other `VERQ_INVALID_BODY`;
+ * anything else is 500 `VERQ_UNEXPECTED`.
  */
-export function edgeErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+export function edgeErrorOf(error: { readonly statusCode?: number }): { status: number; code: string } {
   const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
   const code =
     status === 413
@@ -36,6 +35,22 @@ export function edgeErrorHandler(error: FastifyError, request: FastifyRequest, r
         : status < 500
           ? "VERQ_INVALID_BODY"
           : "VERQ_UNEXPECTED";
+  return { status, code };
+}
+
+/** What an edge error code says (see {@link sendEdgeError}), for the dashboard's pages. */
+export function edgeErrorMessage(code: string): string {
+  return MESSAGES[code] ?? code;
+}
+
+/**
+ * The error handler of verq's HTTP edges (relay and receiver plugins), scoped to each plugin:
+ * what Fastify refuses before a handler runs gets a stable code and no payload contents —
+ * 413 `VERQ_BODY_TOO_LARGE`, 415 `VERQ_UNSUPPORTED_MEDIA_TYPE`, any other 4xx
+ * `VERQ_INVALID_BODY`; anything else is 500 `VERQ_UNEXPECTED` (and logged at `error`).
+ */
+export function edgeErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, code } = edgeErrorOf(error);
   if (status >= 500) request.log.error({ err: error }, "verq: unexpected error in an HTTP edge");
   void sendEdgeError(reply, status, code);
 }

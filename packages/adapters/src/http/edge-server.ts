@@ -1,6 +1,12 @@
 import { STATUS_CODES, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
 import { edgeErrorHandler, sendEdgeError } from "./edge-errors.ts";
 import { RequestLogController } from "./request-log-controller.ts";
 
@@ -64,14 +70,17 @@ export function edgeClientErrorHandler(error: Error & { code?: string }, socket:
 
 /** Fastify's `frameworkErrors`: a URL it cannot decode, or a path parameter over the router's limit. */
 function edgeFrameworkError(error: FastifyError, _request: unknown, reply: FastifyReply): void {
-  void sendEdgeError(reply, 400, "VERQ_INVALID_URL", "the URL is malformed or too long");
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH")
+    void sendEdgeError(reply, 414, "VERQ_URL_TOO_LONG", "the URL is longer than this server reads");
+  else void sendEdgeError(reply, 400, "VERQ_INVALID_URL", "the URL cannot be decoded");
 }
 
 /**
  * A Fastify app with the settings of every verq server, for `createRelayServer` and its
  * siblings: requests timed out after `requestTimeout` (Node checks every second rather than its
- * default 30 s, so a slow client is cut near the limit), protocol errors and undecodable URLs
- * answered in verq's JSON error shape, root routes under {@link edgeErrorHandler}, and an
+ * default 30 s, so a slow client is cut near the limit), protocol errors and undecodable or
+ * overlong URLs answered in verq's JSON error shape (400 `VERQ_INVALID_URL`, 414
+ * `VERQ_URL_TOO_LONG`), root routes under {@link edgeErrorHandler}, and an
  * unknown method or path answered 404 `VERQ_NOT_FOUND`. With a `logger`, each request is one
  * line; without, it logs nothing.
  */
@@ -90,14 +99,16 @@ export function createEdgeApp(options: EdgeServerOptions, app: EdgeAppOptions = 
       : Fastify({ ...settings, loggerInstance: options.logger, logController: new RequestLogController() });
   server.setErrorHandler(edgeErrorHandler);
   if (app.notFound !== false) {
-    server.setNotFoundHandler((request, reply) =>
+    const notFound = (request: FastifyRequest, reply: FastifyReply) =>
       sendEdgeError(
         reply,
         404,
         "VERQ_NOT_FOUND",
         `no route answers ${request.method} ${(request.url.split("?")[0] ?? "").slice(0, 200)}`,
-      ),
-    );
+      );
+    server.setNotFoundHandler(notFound);
+    // Answered before any body is read: an unknown route is a 404, whatever its body would have been refused for.
+    server.addHook("onRequest", async (request, reply) => (request.is404 ? notFound(request, reply) : undefined));
   }
   return server;
 }
