@@ -56,6 +56,7 @@ export { createDashboardServer, type DashboardServerOptions } from "./dashboard/
 export { createLogger, REDACTED_FIELDS, type CreateLoggerOptions } from "./logging.ts";
 export { LOG_LEVELS, type LogLevel } from "./log-fields.ts";
 export { RequestLogController } from "./http/request-log-controller.ts";
+export type { EdgeServerOptions } from "./http/edge-server.ts";
 export type { LogFn, VerqLogger } from "@verq/store";
 
 // Crash tests of a service's own processes.
@@ -64,3 +65,4 @@ export { failpoint, parseFailpoints, type FailpointAction } from "./failpoints.t
 // Metrics for Prometheus: verq's figures in a prom-client registry, and a plugin that serves it.
 export { registerVerqMetrics, VERQ_METRIC_NAMES, type VerqMetricsOptions } from "./metrics/verq-metrics.ts";
 export { metricsPlugin, type MetricsPluginOptions } from "./metrics/metrics-plugin.ts";
+export { createMetricsServer, type MetricsServerOptions } from "./metrics/metrics-server.ts";

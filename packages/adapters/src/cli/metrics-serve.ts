@@ -1,11 +1,9 @@
-import Fastify from "fastify";
 import { Registry } from "prom-client";
 import { openQueue } from "../files/queue-dirs.ts";
-import { metricsPlugin } from "../metrics/metrics-plugin.ts";
+import { createMetricsServer } from "../metrics/metrics-server.ts";
 import { registerVerqMetrics } from "../metrics/verq-metrics.ts";
 import { openLogger, parseLogLevel } from "./cli-logger.ts";
 import { clockFromEnv } from "./clock-from-env.ts";
-import { RequestLogController } from "../http/request-log-controller.ts";
 import { parseWholeNumber, runCommand, untilStopSignal, withStore, parseListenHost } from "./common.ts";
 import type { DbOptions, LogLevelOptions } from "./options.ts";
 import { emit, type CliContext } from "./output.ts";
@@ -33,8 +31,7 @@ export const serve = (context: CliContext, o: MetricsServeOptions): Promise<void
         const registry = new Registry();
         registerVerqMetrics(registry, { store, clock, ...(o.files === undefined ? {} : { files: o.files }) });
         const logger = await openLogger(context, logLevel, "verq-metrics");
-        const app = Fastify({ loggerInstance: logger, logController: new RequestLogController() });
-        await app.register(metricsPlugin, { registry });
+        const app = createMetricsServer({ registry, logger });
         const address = await app.listen({ port, host });
         const url = `${address}/metrics`;
         emit(context.io, o.json === true, { status: "listening", url }, () => `metrics listening on ${url}`);

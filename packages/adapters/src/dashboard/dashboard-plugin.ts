@@ -1,6 +1,7 @@
 import { isVerqError, machineGraph, systemClock, VERQ_MACHINES, type Clock } from "@verq/core";
 import { FileLedger, GuidLedger, JobQueue, type VerqStore } from "@verq/store";
 import type { FastifyPluginCallback, FastifyReply } from "fastify";
+import { edgeErrorMessage, edgeErrorOf } from "../http/edge-errors.ts";
 import { DASHBOARD_CSS } from "./dashboard-css.ts";
 import { readOverview } from "./dashboard-data.ts";
 import { layoutMachine } from "./machine-diagram.ts";
@@ -67,6 +68,9 @@ export const dashboardPlugin: FastifyPluginCallback<DashboardPluginOptions> = (a
   );
   app.setErrorHandler((error, _request, reply) => {
     if (isVerqError(error) && INPUT_CODES.has(error.code)) return problem(reply, 400, error.code, error.message);
+    // What Fastify refuses before a page is read (a body too large, a content type it has no parser for).
+    const refused = edgeErrorOf(error as { statusCode?: number });
+    if (refused.status < 500) return problem(reply, refused.status, refused.code, edgeErrorMessage(refused.code));
     const code = isVerqError(error) ? error.code : "VERQ_UNEXPECTED";
     return problem(reply, 500, code, error instanceof Error ? error.message : "the page could not be read");
   });

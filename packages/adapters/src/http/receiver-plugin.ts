@@ -3,6 +3,7 @@ import { ReceiptBook, type VerqLogger, type VerqStore } from "@verq/store";
 import type { FastifyPluginCallback } from "fastify";
 import { msSince } from "../log-fields.ts";
 import { edgeErrorHandler } from "./edge-errors.ts";
+import { acceptJsonOnly, decodeUtf8 } from "./json-body.ts";
 
 /** The transaction a receiver's effect runs in: the receipt's own, on the store's Kysely instance. */
 export type ReceiverTransaction = Parameters<Parameters<ReceiptBook["once"]>[1]>[0];
@@ -49,9 +50,10 @@ const OK_ANSWER = JSON.stringify({ ok: true });
  * `POST {prefix}/`. A request with an `Idempotency-Key` header runs `effect` and records the key
  * with its answer in one transaction ({@link ReceiptBook}); a repeated key gets the first answer
  * byte for byte and no second effect (header `Idempotent-Replayed: true`). Bad requests change
- * nothing: 400 `VERQ_MISSING_IDEMPOTENCY_KEY`, `VERQ_INVALID_IDEMPOTENCY_KEY`,
- * `VERQ_INVALID_BODY` (malformed JSON, or refused by the effect); 413 `VERQ_BODY_TOO_LARGE`;
- * 415 `VERQ_UNSUPPORTED_MEDIA_TYPE`. Its error handler stays inside the plugin's scope.
+ * nothing: 400 `VERQ_MISSING_IDEMPOTENCY_KEY`, `VERQ_INVALID_IDEMPOTENCY_KEY` (malformed, or
+ * sent twice), `VERQ_INVALID_BODY` (not UTF-8 JSON, or refused by the effect); 413
+ * `VERQ_BODY_TOO_LARGE`; 415 `VERQ_UNSUPPORTED_MEDIA_TYPE` (a body not sent as
+ * `application/json`). Its body parser and error handler stay inside the plugin's scope.
  *
  * @example
  * await app.register(receiverPlugin, {
@@ -66,6 +68,18 @@ const OK_ANSWER = JSON.stringify({ ok: true });
 export const receiverPlugin: FastifyPluginCallback<ReceiverPluginOptions> = (app, options, done) => {
   const book = new ReceiptBook(options.store, options.clock === undefined ? {} : { clock: options.clock });
   const log = options.logger;
+  // Fastify's own JSON parser (which refuses `__proto__` and `constructor.prototype` keys), fed
+  // exact UTF-8 text: its string reader would put U+FFFD in place of invalid bytes and go on.
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  acceptJsonOnly(
+    app,
+    (request, body, done) => {
+      const text = decodeUtf8(body);
+      if (text === null) done(Object.assign(new Error("the body is not UTF-8"), { statusCode: 400 }));
+      else void parseJson(request, text, done);
+    },
+    { headers: ["idempotency-key"], code: "VERQ_INVALID_IDEMPOTENCY_KEY" },
+  );
   app.setErrorHandler(edgeErrorHandler);
 
   app.post("/", { bodyLimit: options.bodyLimit ?? 65_536 }, async (request, reply) => {

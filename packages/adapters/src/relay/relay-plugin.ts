@@ -1,5 +1,6 @@
 import type { FastifyPluginCallback } from "fastify";
 import { edgeErrorHandler } from "../http/edge-errors.ts";
+import { acceptJsonOnly, decodeUtf8 } from "../http/json-body.ts";
 import { RelayService, type RelayServiceOptions } from "./relay-service.ts";
 
 /**
@@ -13,8 +14,6 @@ export type RelayPluginOptions = (RelayServiceOptions | { readonly relay: RelayS
   readonly bodyLimit?: number;
 };
 
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
 /**
  * The relay's channel edge as an encapsulated Fastify plugin (DESIGN "Relay"), registered in
  * the service's own app: `app.register(relayPlugin, { prefix: "/relay", ledger, core })` mounts
@@ -23,11 +22,12 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * `{"guid","code"}` with `E901`, `E902` or `E903`, and the headers `Verq-Ledger-State` and
  * `Idempotent-Replayed`. Refused before the ledger, with a stable code and nothing recorded:
  * 400 `VERQ_INVALID_JSON`, `VERQ_INVALID_BODY`, `VERQ_MISSING_GUID`, `VERQ_INVALID_GUID`;
- * 413 `VERQ_BODY_TOO_LARGE`. The same GUID with another payload: 422 (`E422`). A store
+ * 413 `VERQ_BODY_TOO_LARGE`; 415 `VERQ_UNSUPPORTED_MEDIA_TYPE` (a content type other than
+ * `application/json`, none, or two). The same GUID with another payload: 422 (`E422`). A store
  * failure: 500 `VERQ_UNEXPECTED`.
  *
- * Its raw-body parser (the exact bytes are stored and forwarded, whatever the content type) and
- * its error handler stay inside the plugin's scope: the host's other routes keep their own
+ * Its raw-body parser (the exact bytes of an `application/json` body are stored and forwarded)
+ * and its error handler stay inside the plugin's scope: the host's other routes keep their own
  * parsing and error handling.
  *
  * @example
@@ -36,18 +36,13 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  */
 export const relayPlugin: FastifyPluginCallback<RelayPluginOptions> = (app, options, done) => {
   const relay = "relay" in options ? options.relay : new RelayService(options);
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, next) => next(null, body));
+  acceptJsonOnly(app, (_request, body, done) => done(null, body));
   app.setErrorHandler(edgeErrorHandler);
 
   app.post("/transfer", { bodyLimit: options.bodyLimit ?? 65_536 }, async (request, reply) => {
     const raw = request.body;
-    let text: string;
-    try {
-      text = Buffer.isBuffer(raw) ? utf8.decode(raw) : "";
-    } catch {
-      text = ""; // not UTF-8: refused below as invalid JSON
-    }
+    // No body, or not UTF-8: refused by the relay as invalid JSON, with nothing recorded.
+    const text = (Buffer.isBuffer(raw) ? decodeUtf8(raw) : null) ?? "";
     const answer = await relay.transfer(text);
     void reply.code(answer.status).header("content-type", "application/json");
     if (answer.state !== null)

@@ -85,9 +85,18 @@ for (const engine of ENGINES) {
         expect((await post("/transfer", text)).status).toBe(404); // mounted under its prefix only
       });
 
-      it("the relay's raw-body parser stays in its scope: any content type reaches the relay, the host keeps its own parsing", async () => {
+      it("the plugins' JSON-only parsers stay in their scope: text is refused there, the host keeps its own parsing", async () => {
         const raw = await post("/relay/transfer", '{"guid":"H-2","amount":1}', { "content-type": "application/octet-stream" });
-        expect([raw.status, raw.headers.get("verq-ledger-state")]).toEqual([200, "DONE"]);
+        expect([raw.status, ((await raw.json()) as { error: { code: string } }).error.code]).toEqual([
+          415,
+          "VERQ_UNSUPPORTED_MEDIA_TYPE",
+        ]);
+        const text = await post("/relay/transfer", '{"guid":"H-2","amount":1}', { "content-type": "text/plain" });
+        expect(text.status).toBe(415);
+        const delivery = await post("/deliveries", '{"n":5}', { "content-type": "text/plain", "idempotency-key": "d-9" });
+        expect(delivery.status).toBe(415);
+        expect(await new GuidLedger(store).get("H-2")).toBeNull();
+        expect(await new ReceiptBook(store).counts()).toEqual({ requests: 0, effects: 0 });
         const hostRaw = await post("/orders", "bytes", { "content-type": "application/octet-stream" });
         expect(hostRaw.status).toBe(415); // the host has no parser for it
         const hostText = await post("/orders", "plain words", { "content-type": "text/plain" });

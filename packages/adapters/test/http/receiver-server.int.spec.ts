@@ -76,6 +76,20 @@ for (const engine of ENGINES) {
           { "idempotency-key": "a" },
         ],
         ["a key with a line break", 400, "VERQ_INVALID_IDEMPOTENCY_KEY", '{"quantity":7}', { "idempotency-key": "a\tb" }],
+        [
+          "JSON sent as text/plain",
+          415,
+          "VERQ_UNSUPPORTED_MEDIA_TYPE",
+          '{"quantity":7}',
+          { "idempotency-key": "a", "content-type": "text/plain" },
+        ],
+        [
+          "JSON sent as a form",
+          415,
+          "VERQ_UNSUPPORTED_MEDIA_TYPE",
+          '{"quantity":7}',
+          { "idempotency-key": "a", "content-type": "application/x-www-form-urlencoded" },
+        ],
       ])("%s gets HTTP %i %s and changes nothing", async (_what, status, code, body, headers) => {
         const response = await post(body, headers);
         expect(response.status).toBe(status);
@@ -157,7 +171,7 @@ for (const engine of ENGINES) {
         failNext = true;
         const failed = await post('{"sku":"C-3"}', { "idempotency-key": "s-3" });
         expect(failed.status).toBe(500);
-        expect(await failed.json()).toEqual({ error: { code: "VERQ_UNEXPECTED" } });
+        expect(await failed.json()).toEqual({ error: { code: "VERQ_UNEXPECTED", message: "the request could not be handled" } });
         expect(await shipments()).toEqual([]);
         expect(await new ReceiptBook(store).counts()).toEqual({ requests: 0, effects: 0 });
         failNext = false;

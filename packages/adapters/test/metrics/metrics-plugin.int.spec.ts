@@ -153,7 +153,7 @@ for (const engine of ENGINES) {
       await other.close();
       const response = await fetch(`${base}/ops/metrics`);
       expect(response.status).toBe(500);
-      expect(await response.json()).toEqual({ error: { code: "VERQ_UNEXPECTED" } });
+      expect(await response.json()).toEqual({ error: { code: "VERQ_UNEXPECTED", message: "the request could not be handled" } });
       expect((await fetch(`${base}/health`)).status).toBe(200);
     });
   });

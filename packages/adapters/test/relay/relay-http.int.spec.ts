@@ -21,7 +21,9 @@ for (const engine of ENGINES) {
         const first = await h.send('{"guid":"T-1","amount":700,"to":"ACC-42"}');
         expect(first).toMatchObject({ status: 200, code: "0000", state: "DONE", replayed: "false" });
         const again = await h.send('{"guid":"T-1","amount":700,"to":"ACC-42"}');
-        const reformatted = await h.send('{ "to": "ACC-42",\n  "amount": 700, "guid": "T-1" }', { "content-type": "text/plain" });
+        const reformatted = await h.send('{ "to": "ACC-42",\n  "amount": 700, "guid": "T-1" }', {
+          "content-type": "Application/JSON; charset=UTF-8",
+        });
         expect(again.text).toBe(first.text);
         expect(reformatted.text).toBe(first.text);
         expect(again.replayed).toBe("true");
@@ -188,6 +190,28 @@ for (const engine of ENGINES) {
         expect(await ledgerSnapshot(h.store)).toEqual({ ledger: [], events: [] });
         expect(h.core.received).toBe(0);
       });
+
+      it.each([
+        ["text/plain", { "content-type": "text/plain" }],
+        ["text/plain; charset=utf-8", { "content-type": "text/plain; charset=utf-8" }],
+        ["application/octet-stream", { "content-type": "application/octet-stream" }],
+        ["application/x-www-form-urlencoded", { "content-type": "application/x-www-form-urlencoded" }],
+        ["application/jsonp", { "content-type": "application/jsonp" }],
+        ["no content type", {}],
+      ])(
+        "a JSON request sent as %s gets 415 VERQ_UNSUPPORTED_MEDIA_TYPE: nothing recorded, the core not called",
+        async (_what, headers) => {
+          h = await startRelay(engine);
+          const answer = await h.send('{"guid":"T-30","amount":5}', headers);
+          expect(answer.status).toBe(415);
+          expect(JSON.parse(answer.text)).toEqual({
+            error: { code: "VERQ_UNSUPPORTED_MEDIA_TYPE", message: "send the body as Content-Type: application/json" },
+          });
+          expect(await ledgerSnapshot(h.store)).toEqual({ ledger: [], events: [] });
+          expect(h.core.received).toBe(0);
+          expect(await h.send('{"guid":"T-30","amount":5}')).toMatchObject({ status: 200, code: "0000", state: "DONE" });
+        },
+      );
 
       it("a body that is not UTF-8 gets 400 VERQ_INVALID_JSON and nothing is recorded", async () => {
         h = await startRelay(engine);

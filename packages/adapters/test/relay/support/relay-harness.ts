@@ -36,7 +36,7 @@ export interface RelayHarness {
 /** Starts a test core and a relay (in this process) on a fresh test database of `engine`. */
 export async function startRelay(
   engine: Engine,
-  options: { coreTimeoutMs?: number; maxAttempts?: number; bodyLimit?: number } = {},
+  options: { coreTimeoutMs?: number; maxAttempts?: number; bodyLimit?: number; requestTimeout?: number } = {},
 ): Promise<RelayHarness> {
   const database = await createTestDatabase(engine, "ledger.sqlite");
   const store = await database.open();
@@ -48,7 +48,11 @@ export async function startRelay(
     core: createHttpCoreClient({ url: core.url, timeoutMs: options.coreTimeoutMs ?? 2_000 }),
     ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
   });
-  const app = createRelayServer({ relay, ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }) });
+  const app = createRelayServer({
+    relay,
+    ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+    ...(options.requestTimeout === undefined ? {} : { requestTimeout: options.requestTimeout }),
+  });
   const url = `${await app.listen({ port: 0, host: "127.0.0.1" })}/transfer`;
   return {
     database,
