@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
+import { sqliteStoreError } from "./sqlite-errors.ts";
 import type { HotPath } from "./store-dialect.ts";
 
 /** At most this many distinct statement texts are kept prepared; then the cache starts again. */
@@ -30,9 +31,14 @@ export function sqliteHotPath(raw: Database.Database): HotPath {
     release: (trx) => void held.delete(trx),
     holds: (trx) => held.has(trx),
     readRows(text, parameters) {
-      return prepare(text)
-        .raw(true)
-        .all(...parameters) as unknown[][];
+      try {
+        return prepare(text)
+          .raw(true)
+          .all(...parameters) as unknown[][];
+      } catch (error) {
+        // The same codes as Kysely's path (see withStoreErrors): a damaged page is VERQ_STORE_CORRUPT.
+        throw sqliteStoreError(error) ?? error;
+      }
     },
   };
 }
