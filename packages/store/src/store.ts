@@ -188,9 +188,9 @@ export async function openStore(options: OpenStoreOptions | string): Promise<Ver
   const resolved: OpenStoreOptions =
     typeof options !== "string" ? options : isPostgresUrl(options) ? { url: options } : { path: options };
   if ("url" in resolved) return openPostgresStore(resolved);
-  const { db, raw } = await openSqlite(resolved.path, resolved);
+  const { db, raw, errors } = await openSqlite(resolved.path, resolved);
   const busyRetry: BusyRetry = { ...TRANSACTION_RETRY, limitMs: resolved.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS };
-  const dialect = { ...sqliteStoreDialect, hotPath: sqliteHotPath(raw) };
+  const dialect = { ...sqliteStoreDialect, hotPath: sqliteHotPath(raw, errors) };
   return migrated(new VerqStore(db, dialect, resolved.path, localWakeups(), busyRetry));
 }
 

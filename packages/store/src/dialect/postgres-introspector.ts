@@ -11,7 +11,7 @@ import {
   type TableMetadata,
 } from "kysely";
 import { postgresStoreError } from "./postgres-dialect.ts";
-import { withStoreErrors } from "./store-error-driver.ts";
+import { StoreErrors, withStoreErrors } from "./store-error-driver.ts";
 
 interface ColumnRow {
   readonly schema: string;
@@ -97,7 +97,7 @@ export class SearchPathIntrospector implements DatabaseIntrospector {
  */
 export class SearchPathPostgresDialect extends PostgresDialect {
   override createDriver(): Driver {
-    return withStoreErrors(super.createDriver(), postgresStoreError);
+    return withStoreErrors(super.createDriver(), new StoreErrors(postgresStoreError));
   }
 
   override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {

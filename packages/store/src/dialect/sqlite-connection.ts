@@ -17,7 +17,7 @@ import { checkSqliteFile } from "./sqlite-file-check.ts";
 import { DEFAULT_BUSY_TIMEOUT_MS, type SqliteOptions } from "./sqlite-options.ts";
 import { sqliteStoreDialect } from "./sqlite-dialect.ts";
 import { damageOf, sqliteCorrupt, sqliteStoreError } from "./sqlite-errors.ts";
-import { withStoreErrors } from "./store-error-driver.ts";
+import { StoreErrors, withStoreErrors } from "./store-error-driver.ts";
 
 /**
  * Kysely's SQLite driver begins deferred transactions: two processes that both read and then
@@ -58,14 +58,16 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
   readonly #raw: Database.Database;
-  constructor(config: ConstructorParameters<typeof SqliteDialect>[0], raw: Database.Database) {
+  readonly #errors: StoreErrors;
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0], raw: Database.Database, errors: StoreErrors) {
     super(config);
     this.#config = config;
     this.#raw = raw;
+    this.#errors = errors;
   }
   // A full disk and a damaged file reach every caller as verq's codes (see sqliteStoreError).
   override createDriver(): Driver {
-    return withStoreErrors(new ImmediateSqliteDriver(this.#config, this.#raw), sqliteStoreError);
+    return withStoreErrors(new ImmediateSqliteDriver(this.#config, this.#raw), this.#errors);
   }
   override createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
@@ -93,10 +95,11 @@ function withStatementCache(db: Database.Database): SqliteDatabase {
   };
 }
 
-/** The raw handle and the Kysely instance over it. */
+/** The raw handle, the Kysely instance over it, and what both throw for an engine error. */
 export interface SqliteHandles {
   readonly raw: Database.Database;
   readonly db: Kysely<VerqDatabase>;
+  readonly errors: StoreErrors;
 }
 
 /**
@@ -153,8 +156,9 @@ export async function openSqlite(path: string, options: SqliteOptions = {}): Pro
   // REPLACE deletes the conflicting row; only with recursive triggers does that delete meet the
   // append-only trigger, so `INSERT OR REPLACE` cannot rewrite an event either.
   raw.pragma("recursive_triggers = on");
+  const errors = new StoreErrors(sqliteStoreError);
   const db = new Kysely<VerqDatabase>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }, raw),
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }, raw, errors),
   });
-  return { raw, db };
+  return { raw, db, errors };
 }
