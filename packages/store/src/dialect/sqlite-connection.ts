@@ -104,7 +104,8 @@ export interface SqliteHandles {
 
 /**
  * Switching a fresh file to WAL needs a moment of exclusive access; when several processes open
- * one new file at once, the pragma can fail with SQLITE_BUSY outside any busy handler. Retry it.
+ * one new file at once, the pragma (and the first reads, while another process recovers the
+ * file) can fail with SQLITE_BUSY outside any busy handler. Retry them, within the wait limit.
  */
 const JOURNAL_MODE_RETRY: BusyRetry = { attempts: 200, stepMs: 2, maxPauseMs: 50 };
 
@@ -140,12 +141,10 @@ export async function openSqlite(path: string, options: SqliteOptions = {}): Pro
   const journalMode = options.journalMode ?? "wal";
   if (!memory) {
     try {
-      verifyReadable(raw, path, options.quickCheck === true);
-      await retryWhenBusy(
-        (error) => sqliteStoreDialect.isBusy(error),
-        () => raw.pragma(`journal_mode = ${journalMode}`),
-        { ...JOURNAL_MODE_RETRY, limitMs: busyTimeoutMs },
-      );
+      const retry = { ...JOURNAL_MODE_RETRY, limitMs: busyTimeoutMs };
+      const isBusy = (error: unknown) => sqliteStoreDialect.isBusy(error);
+      await retryWhenBusy(isBusy, () => verifyReadable(raw, path, options.quickCheck === true), retry);
+      await retryWhenBusy(isBusy, () => raw.pragma(`journal_mode = ${journalMode}`), retry);
     } catch (error) {
       raw.close();
       throw error;

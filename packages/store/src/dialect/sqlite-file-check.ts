@@ -9,10 +9,11 @@ const EMPTY_POLL_MS = 20;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The size of `file` in bytes, or null when it does not exist. */
+/** The size of `file` in bytes, or null when it does not exist; a directory or a device counts as absent (SQLite says what is wrong with it). */
 function sizeOf(file: string): number | null {
   try {
-    return fs.statSync(file).size;
+    const stat = fs.statSync(file);
+    return stat.isFile() ? stat.size : null;
   } catch (error) {
     if ((error as { code?: unknown }).code === "ENOENT") return null;
     throw error;
