@@ -7,7 +7,7 @@ import { localWakeups, type WakeupTopic, type Wakeups } from "./dialect/wakeups.
 import { sqliteStoreDialect } from "./dialect/sqlite-dialect.ts";
 import { openSqlite } from "./dialect/sqlite-connection.ts";
 import { sqliteHotPath } from "./dialect/sqlite-hot-path.ts";
-import type { SqliteOptions } from "./dialect/sqlite-options.ts";
+import { DEFAULT_BUSY_TIMEOUT_MS, type SqliteOptions } from "./dialect/sqlite-options.ts";
 import type { StoreDialect } from "./dialect/store-dialect.ts";
 import { migrateToLatest } from "./migrations/migrate.ts";
 import type { VerqDatabase } from "./schema.ts";
@@ -40,27 +40,38 @@ export class VerqStore {
   readonly path: string;
   /** @internal Wake-ups of the workers that share the store: in this process, and between processes by LISTEN/NOTIFY on PostgreSQL. */
   readonly wakeups: Wakeups;
+  /** @internal How {@link transaction} and the first open's migrations retry when busy: on SQLite, within the wait limit `busyTimeoutMs`. */
+  readonly busyRetry: BusyRetry;
   #closed = false;
   /** What to run after each commit of {@link transaction}, by its transaction (see {@link announce}). */
   readonly #afterCommit = new WeakMap<Kysely<VerqDatabase>, (() => void)[]>();
 
   /** @internal use {@link openStore}. */
-  constructor(db: Kysely<VerqDatabase>, dialect: StoreDialect, path: string, wakeups: Wakeups = localWakeups()) {
+  constructor(
+    db: Kysely<VerqDatabase>,
+    dialect: StoreDialect,
+    path: string,
+    wakeups: Wakeups = localWakeups(),
+    busyRetry: BusyRetry = TRANSACTION_RETRY,
+  ) {
     this.db = db;
     this.dialect = dialect;
     this.path = path;
     this.wakeups = wakeups;
+    this.busyRetry = busyRetry;
   }
 
   /**
    * Runs `work` in one write transaction and retries it, from the start, when another process
-   * holds the database (SQLITE_BUSY) — up to `attempts` times with a short growing pause, then
-   * `VERQ_STORE_BUSY`. `work` must therefore do nothing outside the database that it cannot
+   * holds the database (SQLITE_BUSY) — up to `attempts` times with a short growing pause, and on
+   * SQLite within the wait limit (`busyTimeoutMs`, 5 s by default), then `VERQ_STORE_BUSY` with
+   * nothing of `work` written. A full disk is `VERQ_STORE_FULL`, a damaged file
+   * `VERQ_STORE_CORRUPT`, both with nothing of `work` written either. `work` must therefore do nothing outside the database that it cannot
    * repeat. A service runs its own writes here too, and passes `trx` to
    * {@link JobQueue.enqueue} to enqueue in the same transaction (SPEC P2); `trx.withTables<T>()`
    * types the service's own tables.
    */
-  async transaction<T>(work: (trx: Kysely<VerqDatabase>) => Promise<T>, attempts = TRANSACTION_RETRY.attempts): Promise<T> {
+  async transaction<T>(work: (trx: Kysely<VerqDatabase>) => Promise<T>, attempts = this.busyRetry.attempts): Promise<T> {
     const { result, committed } = await retryWhenBusy(
       (error) => this.dialect.isBusy(error),
       async () => {
@@ -79,7 +90,7 @@ export class VerqStore {
         return { result, committed: callbacks };
       },
       {
-        ...TRANSACTION_RETRY,
+        ...this.busyRetry,
         attempts,
       },
     );
@@ -164,7 +175,9 @@ export class VerqStore {
  * SQLite path). Several processes (on PostgreSQL, several hosts) may open the same store, and
  * the first opens of a fresh one take turns. On PostgreSQL a malformed URL, a server that cannot
  * be reached, or one that refuses the user or a permission is `VERQ_STORE_UNREACHABLE`, naming
- * the host and never the password.
+ * the host and never the password. On SQLite a file that is there but is not a whole database
+ * (empty, truncated, not SQLite, damaged where the open reads, or a `-wal` without its file) is
+ * `VERQ_STORE_CORRUPT`, and the file is left as it was: never migrated over nor made new.
  *
  * @example
  * const store = await openStore({ path: "verq.sqlite" });
@@ -175,8 +188,10 @@ export async function openStore(options: OpenStoreOptions | string): Promise<Ver
   const resolved: OpenStoreOptions =
     typeof options !== "string" ? options : isPostgresUrl(options) ? { url: options } : { path: options };
   if ("url" in resolved) return openPostgresStore(resolved);
-  const { db, raw } = await openSqlite(resolved.path, resolved);
-  return migrated(new VerqStore(db, { ...sqliteStoreDialect, hotPath: sqliteHotPath(raw) }, resolved.path));
+  const { db, raw, errors } = await openSqlite(resolved.path, resolved);
+  const busyRetry: BusyRetry = { ...TRANSACTION_RETRY, limitMs: resolved.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS };
+  const dialect = { ...sqliteStoreDialect, hotPath: sqliteHotPath(raw, errors) };
+  return migrated(new VerqStore(db, dialect, resolved.path, localWakeups(), busyRetry));
 }
 
 async function openPostgresStore(options: PostgresOptions): Promise<VerqStore> {
@@ -206,7 +221,7 @@ async function migrated(store: VerqStore, before?: (db: Kysely<VerqDatabase>) =>
           await before?.(db);
           await migrateToLatest(db, dialect);
         }),
-      MIGRATION_RETRY,
+      { ...MIGRATION_RETRY, ...(store.busyRetry.limitMs === undefined ? {} : { limitMs: store.busyRetry.limitMs }) },
     );
   } catch (error) {
     await store.close();

@@ -17,4 +17,5 @@ export {
   type TestDatabase,
 } from "./engines/test-database.ts";
 export { holdWriteLock } from "./engines/hold-write-lock.ts";
+export { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from "./engines/private-postgres.ts";
 export { rawSql } from "./engines/raw-sql.ts";

@@ -38,6 +38,8 @@ const CODE_EXITS: Record<string, ExitCode> = {
   VERQ_BAD_ACK: EXIT.failed,
   VERQ_STORE_BUSY: EXIT.failed,
   VERQ_STORE_UNREACHABLE: EXIT.failed,
+  VERQ_STORE_FULL: EXIT.failed,
+  VERQ_STORE_CORRUPT: EXIT.failed,
 };
 
 /**

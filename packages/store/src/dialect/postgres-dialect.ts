@@ -1,4 +1,4 @@
-import { isVerqError } from "@verq/core";
+import { isVerqError, VerqError } from "@verq/core";
 import { sql, type Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 import { markPostgresPositions, postgresPositionsSettled, trackPostgresPositions } from "./postgres-positions.ts";
@@ -9,6 +9,19 @@ export function postgresCode(error: unknown): string | undefined {
   if (typeof error !== "object" || error === null) return undefined;
   const code = (error as { code?: unknown }).code;
   return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/**
+ * The verq error a PostgreSQL error stands for: SQLSTATE 53100 (`disk_full`: the server could not
+ * extend a file; the statement failed and its transaction is rolled back) is `VERQ_STORE_FULL`.
+ */
+export function postgresStoreError(error: unknown): VerqError | undefined {
+  if (postgresCode(error) !== "53100") return undefined;
+  return new VerqError(
+    "VERQ_STORE_FULL",
+    "PostgreSQL has no disk space left for this write (SQLSTATE 53100), and nothing of it was kept. Free space on the server and try again.",
+    { cause: error },
+  );
 }
 
 /**
@@ -94,6 +107,7 @@ export const postgresStoreDialect: StoreDialect = {
     return text;
   },
   isUniqueViolation: (error) => postgresCode(error) === "23505",
+  storeError: postgresStoreError,
   isBusy(error: unknown): boolean {
     const code = postgresCode(error);
     // Several writers run at once here: a stream another transaction moved meanwhile is decided again.

@@ -2,6 +2,7 @@ import {
   PostgresDialect,
   sql,
   type DatabaseIntrospector,
+  type Driver,
   type DatabaseMetadata,
   type DatabaseMetadataOptions,
   type Kysely,
@@ -9,6 +10,8 @@ import {
   type SchemaMetadata,
   type TableMetadata,
 } from "kysely";
+import { postgresStoreError } from "./postgres-dialect.ts";
+import { StoreErrors, withStoreErrors } from "./store-error-driver.ts";
 
 interface ColumnRow {
   readonly schema: string;
@@ -87,8 +90,16 @@ export class SearchPathIntrospector implements DatabaseIntrospector {
   }
 }
 
-/** Kysely's PostgreSQL dialect, with introspection limited to the search path (see {@link SearchPathIntrospector}). */
+/**
+ * Kysely's PostgreSQL dialect, with introspection limited to the search path (see
+ * {@link SearchPathIntrospector}), and a full disk reported as `VERQ_STORE_FULL` by every
+ * statement (see {@link postgresStoreError}).
+ */
 export class SearchPathPostgresDialect extends PostgresDialect {
+  override createDriver(): Driver {
+    return withStoreErrors(super.createDriver(), new StoreErrors(postgresStoreError));
+  }
+
   override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new SearchPathIntrospector(db);
   }

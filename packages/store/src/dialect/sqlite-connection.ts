@@ -13,8 +13,11 @@ import {
 } from "kysely";
 import { retryWhenBusy, type BusyRetry } from "../retry-when-busy.ts";
 import type { VerqDatabase } from "../schema.ts";
-import type { SqliteOptions } from "./sqlite-options.ts";
+import { checkSqliteFile } from "./sqlite-file-check.ts";
+import { DEFAULT_BUSY_TIMEOUT_MS, type SqliteOptions } from "./sqlite-options.ts";
 import { sqliteStoreDialect } from "./sqlite-dialect.ts";
+import { damageOf, sqliteCorrupt, sqliteStoreError } from "./sqlite-errors.ts";
+import { StoreErrors, withStoreErrors } from "./store-error-driver.ts";
 
 /**
  * Kysely's SQLite driver begins deferred transactions: two processes that both read and then
@@ -22,8 +25,21 @@ import { sqliteStoreDialect } from "./sqlite-dialect.ts";
  * lock up front with `BEGIN IMMEDIATE`, and the busy timeout makes the other process wait.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #raw: Database.Database;
+  constructor(config: ConstructorParameters<typeof SqliteDriver>[0], raw: Database.Database) {
+    super(config);
+    this.#raw = raw;
+  }
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+  /**
+   * SQLite may have rolled the whole transaction back itself (after `SQLITE_FULL`, for one): a
+   * ROLLBACK then fails with "no transaction is active", and that error would hide the one that
+   * ended the transaction.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.#raw.inTransaction) await super.rollbackTransaction(connection);
   }
 }
 
@@ -41,12 +57,17 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
-  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
+  readonly #raw: Database.Database;
+  readonly #errors: StoreErrors;
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0], raw: Database.Database, errors: StoreErrors) {
     super(config);
     this.#config = config;
+    this.#raw = raw;
+    this.#errors = errors;
   }
+  // A full disk and a damaged file reach every caller as verq's codes (see sqliteStoreError).
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
+    return withStoreErrors(new ImmediateSqliteDriver(this.#config, this.#raw), this.#errors);
   }
   override createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
@@ -74,30 +95,56 @@ function withStatementCache(db: Database.Database): SqliteDatabase {
   };
 }
 
-/** The raw handle and the Kysely instance over it. */
+/** The raw handle, the Kysely instance over it, and what both throw for an engine error. */
 export interface SqliteHandles {
   readonly raw: Database.Database;
   readonly db: Kysely<VerqDatabase>;
+  readonly errors: StoreErrors;
 }
 
 /**
  * Switching a fresh file to WAL needs a moment of exclusive access; when several processes open
- * one new file at once, the pragma can fail with SQLITE_BUSY outside any busy handler. Retry it.
+ * one new file at once, the pragma (and the first reads, while another process recovers the
+ * file) can fail with SQLITE_BUSY outside any busy handler. Retry them, within the wait limit.
  */
 const JOURNAL_MODE_RETRY: BusyRetry = { attempts: 200, stepMs: 2, maxPauseMs: 50 };
 
-/** Opens (creating if needed) the SQLite file at `path`, or an in-memory database for `:memory:`. */
+/**
+ * Reads what every open must be able to read before anything is written: the header and the
+ * schema (and, with `quickCheck`, every page). A damaged file fails here with
+ * `VERQ_STORE_CORRUPT`, before the journal-mode switch or a migration could write to it.
+ */
+function verifyReadable(raw: Database.Database, path: string, quickCheck: boolean): void {
+  try {
+    raw.pragma("schema_version");
+    raw.prepare("select count(*) from sqlite_master").get();
+    if (!quickCheck) return;
+    const findings = raw.pragma("quick_check(5)", { simple: false }) as { quick_check: string }[];
+    const problems = findings.map((row) => row.quick_check).filter((text) => text !== "ok");
+    if (problems.length > 0) throw sqliteCorrupt(`quick_check: ${problems.join("; ").slice(0, 300)}`, undefined, path);
+  } catch (error) {
+    const damage = damageOf(error);
+    throw damage === undefined ? error : sqliteCorrupt(damage, error, path);
+  }
+}
+
+/**
+ * Opens (creating if needed) the SQLite file at `path`, or an in-memory database for `:memory:`.
+ * A file that is there but damaged, empty or not a database, or a log without its file, is
+ * refused with `VERQ_STORE_CORRUPT` and left as it was (see {@link checkSqliteFile}).
+ */
 export async function openSqlite(path: string, options: SqliteOptions = {}): Promise<SqliteHandles> {
-  const busyTimeoutMs = options.busyTimeoutMs ?? 5_000;
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  const memory = path === ":memory:" || path === "";
+  if (!memory) await checkSqliteFile(path);
   const raw = new Database(path, { timeout: busyTimeoutMs });
   const journalMode = options.journalMode ?? "wal";
-  if (path !== ":memory:") {
+  if (!memory) {
     try {
-      await retryWhenBusy(
-        (error) => sqliteStoreDialect.isBusy(error),
-        () => raw.pragma(`journal_mode = ${journalMode}`),
-        JOURNAL_MODE_RETRY,
-      );
+      const retry = { ...JOURNAL_MODE_RETRY, limitMs: busyTimeoutMs };
+      const isBusy = (error: unknown) => sqliteStoreDialect.isBusy(error);
+      await retryWhenBusy(isBusy, () => verifyReadable(raw, path, options.quickCheck === true), retry);
+      await retryWhenBusy(isBusy, () => raw.pragma(`journal_mode = ${journalMode}`), retry);
     } catch (error) {
       raw.close();
       throw error;
@@ -108,8 +155,9 @@ export async function openSqlite(path: string, options: SqliteOptions = {}): Pro
   // REPLACE deletes the conflicting row; only with recursive triggers does that delete meet the
   // append-only trigger, so `INSERT OR REPLACE` cannot rewrite an event either.
   raw.pragma("recursive_triggers = on");
+  const errors = new StoreErrors(sqliteStoreError);
   const db = new Kysely<VerqDatabase>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }),
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }, raw, errors),
   });
-  return { raw, db };
+  return { raw, db, errors };
 }

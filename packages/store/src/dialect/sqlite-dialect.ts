@@ -1,12 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
+import { sqliteCode, sqliteStoreError } from "./sqlite-errors.ts";
 import type { BatchColumnType, ColumnCheckChange, StoreDialect } from "./store-dialect.ts";
-
-function sqliteCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null) return undefined;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "string" ? code : undefined;
-}
 
 const placeholderCache = new Map<string, string>();
 
@@ -103,6 +98,7 @@ export const sqliteStoreDialect: StoreDialect = {
     const code = sqliteCode(error);
     return code !== undefined && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
   },
+  storeError: sqliteStoreError,
   // SQLite undoes only the failed statement; the transaction goes on.
   isolated: (_trx, work) => work(),
   async checkpoint(db: Kysely<VerqDatabase>): Promise<void> {

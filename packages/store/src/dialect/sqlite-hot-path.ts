@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
+import type { StoreErrors } from "./store-error-driver.ts";
 import type { HotPath } from "./store-dialect.ts";
 
 /** At most this many distinct statement texts are kept prepared; then the cache starts again. */
@@ -13,7 +14,7 @@ const MAX_STATEMENTS = 200;
  * 3.3 µs a row against 1.65 µs as an array (bench/hot-path, 20,000 pending jobs). Statements
  * of its own, apart from Kysely's driver's cache, so that raw mode never changes what Kysely reads.
  */
-export function sqliteHotPath(raw: Database.Database): HotPath {
+export function sqliteHotPath(raw: Database.Database, errors: StoreErrors): HotPath {
   const held = new WeakSet<Kysely<VerqDatabase>>();
   const statements = new Map<string, Database.Statement>();
   const prepare = (text: string): Database.Statement => {
@@ -30,9 +31,15 @@ export function sqliteHotPath(raw: Database.Database): HotPath {
     release: (trx) => void held.delete(trx),
     holds: (trx) => held.has(trx),
     readRows(text, parameters) {
-      return prepare(text)
-        .raw(true)
-        .all(...parameters) as unknown[][];
+      errors.assertUndamaged();
+      try {
+        return prepare(text)
+          .raw(true)
+          .all(...parameters) as unknown[][];
+      } catch (error) {
+        // The same codes as Kysely's path (see withStoreErrors): a damaged page is VERQ_STORE_CORRUPT, and final.
+        throw errors.translate(error);
+      }
     },
   };
 }

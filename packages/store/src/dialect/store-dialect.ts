@@ -1,3 +1,4 @@
+import type { VerqError } from "@verq/core";
 import type { ColumnDefinitionBuilder, Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 
@@ -127,6 +128,14 @@ export interface StoreDialect {
    * transaction that committed meanwhile (PostgreSQL, where several writers run at once).
    */
   isBusy(error: unknown): boolean;
+  /**
+   * The verq error a database error stands for, which every statement of the store throws in
+   * its place: no room left (SQLite's `SQLITE_FULL`, PostgreSQL's SQLSTATE 53100 `disk_full`) is
+   * `VERQ_STORE_FULL`; a damaged SQLite file (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) is
+   * `VERQ_STORE_CORRUPT`. Undefined for every other error, which passes through as it is (so
+   * that {@link isBusy} and {@link isUniqueViolation} still see the engine's codes).
+   */
+  storeError(error: unknown): VerqError | undefined;
   /**
    * Runs one statement that may fail (an insert a unique constraint can refuse) so that the
    * transaction can go on after its failure: SQLite undoes only the failed statement; on
