@@ -43,8 +43,8 @@ export function enumerateTransitions(machine: AnyStateMachine): MachineTransitio
     for (const event of events) {
       const mine = own.get(event) ?? [];
       const reachesRoot = mine.every((t) => t.guard !== undefined);
-      const candidates = [...mine.map((t) => [t, false] as const)];
-      if (reachesRoot) for (const t of rootByEvent.get(event) ?? []) candidates.push([t, true] as const);
+      const candidates: [Transition, boolean][] = mine.map((t) => [t, false]);
+      if (reachesRoot) for (const t of rootByEvent.get(event) ?? []) candidates.push([t, true]);
       candidates.forEach(([t, fallback], branch) => transitions.push(describe(machine.id, source, event, branch, t, fallback)));
     }
     const always = (child.stateNode.always ?? []) as readonly Transition[];
@@ -57,10 +57,11 @@ export function enumerateTransitions(machine: AnyStateMachine): MachineTransitio
 function byEvent(edges: readonly DirectedGraphEdge[]): Map<string, Transition[]> {
   const grouped = new Map<string, Transition[]>();
   for (const edge of edges) {
-    const list = grouped.get(edge.transition.eventType) ?? [];
+    const event = String(edge.transition.eventType as unknown);
+    const list = grouped.get(event) ?? [];
     // One edge per target: a transition with several targets is still one transition.
     if (!list.includes(edge.transition)) list.push(edge.transition);
-    grouped.set(edge.transition.eventType, list);
+    grouped.set(event, list);
   }
   return grouped;
 }

@@ -62,7 +62,14 @@ export function compileMachineTable<TContext, TEvent extends { readonly type: st
     const on = new Map<string, readonly Edge[]>();
     for (const [type, edges] of rootEdges) if (!own.has(type)) on.set(type, keyed(key, type, edges));
     for (const [type, edges] of own) on.set(type, keyed(key, type, [...edges, ...(rootEdges.get(type) ?? [])]));
-    rows.set(key, { on, always: keyed(key, "always", (node.always ?? []).map((t) => compileEdge(machine, t))) });
+    rows.set(key, {
+      on,
+      always: keyed(
+        key,
+        "always",
+        (node.always ?? []).map((t) => compileEdge(machine, t)),
+      ),
+    });
   }
   const rowOf = (value: string): Row => {
     const row = rows.get(value);

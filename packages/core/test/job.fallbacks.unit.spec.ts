@@ -16,7 +16,15 @@ const JOBS = { pending, leased, done, dead } as const;
 
 const NOW = 5_000;
 const enqueue = (payload: Job["payload"], options: { queue?: string; priority?: number } = {}) =>
-  jobCommands.enqueue({ payload, maxAttempts: 3, deadline: NOW + 60_000, availableAt: NOW, orderingKey: null, now: NOW, ...options });
+  jobCommands.enqueue({
+    payload,
+    maxAttempts: 3,
+    deadline: NOW + 60_000,
+    availableAt: NOW,
+    orderingKey: null,
+    now: NOW,
+    ...options,
+  });
 const COMMANDS = {
   enqueueOtherQueue: enqueue({ quantity: 7 }, { queue: "other" }),
   enqueueOtherPriority: enqueue({ quantity: 7 }, { priority: 3 }),

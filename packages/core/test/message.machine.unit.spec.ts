@@ -100,7 +100,11 @@ describe("messageMachine (pure decisions)", () => {
 
   it("F8: a file in error/ is claimed again only under its own name; another file's claim is refused, with nothing", () => {
     const failed = accepted(settle(fresh(), invalid()));
-    expect(settle(failed, valid(), "c2", "b.json")).toEqual({ accepted: false, refusal: "other-file", command: "message.settle" });
+    expect(settle(failed, valid(), "c2", "b.json")).toEqual({
+      accepted: false,
+      refusal: "other-file",
+      command: "message.settle",
+    });
     expect(types(settle(failed, valid(), "c2", "a.json"))).toEqual(["message.replayed", "message.claimed", "message.recorded"]);
   });
 
