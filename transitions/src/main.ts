@@ -3,6 +3,7 @@
  * tests and the property models, unless files are named) with transition recording on, compares
  * what they took with every transition of every machine, prints covered/total per machine and
  * each uncovered transition, and exits 1 when a transition has no test (or a test failed).
+ * The properties run 20 times each unless `FC_NUM_RUNS` says otherwise.
  */
 import { readdirSync } from "node:fs";
 import { enumerateTransitions } from "./enumerate-transitions.ts";
@@ -22,7 +23,10 @@ function suites(): string[] {
 }
 
 const files = process.argv.slice(2);
-const run = await runRecordedTests(files.length > 0 ? files : suites());
+// Coverage needs the commands, not the full run counts: fewer runs keep this to a couple of minutes.
+const run = await runRecordedTests(files.length > 0 ? files : suites(), {
+  env: { FC_NUM_RUNS: process.env.FC_NUM_RUNS ?? "20" },
+});
 const coverage = transitionCoverage(ALL_MACHINES.flatMap(enumerateTransitions), run.recorded);
 console.log(`\nTransition coverage\n${formatCoverage(coverage)}`);
 if (run.exitCode !== 0) console.error(`the tests failed (vitest exited ${run.exitCode})`);

@@ -22,14 +22,18 @@ export interface RecordedRun {
  * Runs the given test files (paths or filters relative to the repository) in a child vitest with
  * transition recording on, and merges what every test process recorded. A real run of the real
  * tests: a transition counts as covered only if a test took it. `quiet` captures the output
- * instead of showing it.
+ * instead of showing it; `env` is added to the child's environment.
  */
-export async function runRecordedTests(files: readonly string[], quiet = false): Promise<RecordedRun> {
+export async function runRecordedTests(
+  files: readonly string[],
+  options: { readonly quiet?: boolean; readonly env?: Readonly<Record<string, string>> } = {},
+): Promise<RecordedRun> {
+  const quiet = options.quiet ?? false;
   const dir = mkdtempSync(join(tmpdir(), "verq-transitions-"));
   try {
     const child = spawn(process.execPath, [VITEST, "run", "--config", CONFIG, ...files], {
       cwd: REPO_ROOT,
-      env: { ...process.env, [TRANSITION_LOG_ENV]: dir },
+      env: { ...process.env, ...options.env, [TRANSITION_LOG_ENV]: dir },
       stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
     });
     let output = "";

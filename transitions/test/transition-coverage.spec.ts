@@ -108,7 +108,7 @@ describe("every transition of every machine is taken by a core unit test", () =>
   it("runs the unit tests of each machine with recording on: every transition is covered", { timeout: 300_000 }, async () => {
     const files = machineUnitTests();
     expect(files).toContain("packages/core/test/job.machine.unit.spec.ts");
-    const run = await runRecordedTests(files, true);
+    const run = await runRecordedTests(files, { quiet: true });
     expect(run.exitCode, run.output.slice(-4_000)).toBe(0);
     const coverage = transitionCoverage(ALL_MACHINES.flatMap(enumerateTransitions), run.recorded);
     expect(isComplete(coverage), formatCoverage(coverage)).toBe(true);

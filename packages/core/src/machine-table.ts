@@ -48,6 +48,10 @@ const MAX_EVENTLESS_STEPS = 100;
  * actions. Entry and exit actions, nested, parallel, final and history states, delayed
  * transitions, invoked actors, wildcard events and side-effecting actions are refused. A test
  * holds the table equal to XState's own `transition` over random command sequences.
+ *
+ * Each transition a step takes is told to the observer installed with `observeTransitions`, if
+ * any (transition coverage in tests; none is installed otherwise, and a step then pays one null
+ * check per transition).
  */
 export function compileMachineTable<TContext, TEvent extends { readonly type: string }>(
   machine: AnyStateMachine,

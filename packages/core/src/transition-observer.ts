@@ -5,7 +5,8 @@ import type { AnyStateMachine } from "xstate";
  * table was compiled from, so a variant made with `provide(...)` is told apart) and the
  * transition's key, `source<TAB>event<TAB>branch`, where `event` is `always` for an eventless
  * transition and `branch` the transition's place among the candidates the table tries for that
- * state and event (the state's own, then the machine's fallbacks).
+ * state and event (the state's own, then the machine's fallbacks). Only compiled tables tell it:
+ * a decider run through XState's interpreter (`execution: "xstate"`) is not observed.
  */
 export type TransitionObserver = (machine: AnyStateMachine, transition: string) => void;
 
