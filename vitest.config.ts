@@ -16,6 +16,7 @@ export default defineConfig({
       "packages/*/test/**/*.spec.ts",
       "property-tests/**/*.spec.ts",
       "bench/test/**/*.spec.ts",
+      "transitions/test/**/*.spec.ts",
       "examples/*/test/**/*.spec.ts",
       "packaging/*.spec.ts",
       "mutation/test/**/*.spec.ts",

@@ -2,6 +2,7 @@ import type fc from "fast-check";
 import { AdvanceClockCommand } from "./advance-clock.command.ts";
 import { AdvanceToLeaseBoundaryCommand } from "./advance-to-lease-boundary.command.ts";
 import { CancelCommand } from "./cancel.command.ts";
+import { ClockJumpCommand } from "./clock-jump.command.ts";
 import { ClaimManyCommand } from "./claim-many.command.ts";
 import { ClaimCommand } from "./claim.command.ts";
 import { EnqueueCommand } from "./enqueue.command.ts";
@@ -21,6 +22,7 @@ import { WorkerDiesCommand } from "./worker-dies.command.ts";
  * The batch forms (`claimMany`, `finishMany`) must behave as their single forms run in sequence.
  * Cancels take live jobs away from the workers that believe they hold them.
  * Jobs go to 3 named queues with 3 priorities, and `setQueueLimit` limits them.
+ * The clock also jumps, backwards or forwards (`clockJump`), as a stepped wall clock does.
  * Retention (`prune`) is listed once: it removes finished jobs, so more often would leave runs
  * with few jobs to claim, finish and redrive.
  */
@@ -39,6 +41,7 @@ export function jobsCommands(): fc.Arbitrary<JobsCommand>[] {
     HeartbeatCommand.arbitrary(),
     AdvanceClockCommand.arbitrary(),
     AdvanceToLeaseBoundaryCommand.arbitrary(),
+    ClockJumpCommand.arbitrary(),
     WorkerDiesCommand.arbitrary(),
     RedriveCommand.arbitrary(),
     RedriveCommand.arbitrary(),

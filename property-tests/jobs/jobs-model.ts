@@ -119,7 +119,11 @@ export class JobsModel {
     return [...this.jobs.values()].filter((j) => this.leaseExpired(j) && j.attempts >= j.maxAttempts);
   }
 
-  /** J3: at `now == leaseUntil` the lease is expired (the boundary belongs to the next claimer). */
+  /**
+   * J3: at `now == leaseUntil` the lease is expired (the boundary belongs to the next claimer).
+   * Judged against the wall clock's `now` whatever it did: after a backwards jump a lease lasts
+   * longer by the jump (one that had run out and was not taken over is live again), never shorter.
+   */
   leaseExpired(job: Job): boolean {
     return job.state === "leased" && job.leaseUntil !== null && this.now >= job.leaseUntil;
   }

@@ -1,14 +1,15 @@
-import { ManualClock, seededRng, type JobDecider, type Rng } from "@verq/core";
+import { seededRng, type JobDecider, type Rng } from "@verq/core";
 import { JobQueue, type VerqStore } from "@verq/store";
 import type { TestDatabase } from "@verq/testing";
 import { withJobSeams, type ClaimCandidates } from "@verq/store/internal";
 import { MODEL_BACKOFF } from "./jobs-model.ts";
+import { WallClock } from "./wall-clock.ts";
 
-/** The system under test: a real queue over a store on a fresh database, on a manual clock. */
+/** The system under test: a real queue over a store on a fresh database, on a manual clock that may jump. */
 export interface JobsReal {
   readonly store: VerqStore;
   readonly queue: JobQueue;
-  readonly clock: ManualClock;
+  readonly clock: WallClock;
   /** A twin of the queue's jitter source (same seed), drawn in step with it: one draw per finish, in input order. */
   readonly twin: Rng;
 }
@@ -34,7 +35,7 @@ export async function createJobsReal(options: {
   claimCandidates?: ClaimCandidates;
 }): Promise<JobsReal> {
   const store = await options.database.open();
-  const clock = new ManualClock(MODEL_START_MS);
+  const clock = new WallClock(MODEL_START_MS);
   const queue = new JobQueue(
     store,
     withJobSeams(

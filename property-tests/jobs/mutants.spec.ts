@@ -19,6 +19,8 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   "lease boundary off by one": /Got error: \[(model|J3 claim|J3 claimMany)\]/,
   "claim keeps the token": /Got error: \[a tokens\]/,
   "heartbeat revives an expired lease": /Got error: \[heartbeat\]/,
+  // Only a backwards clock jump (clockJump) tells it from the real machine.
+  "a backwards clock jump ends leases": /Got error: \[heartbeat\]/,
   // Every finish's writes are compared with the real machine's decision: that check may see it first.
   "deadline checked before the budget": /Got error: \[(model|J4 retry|decided finish|decided finishMany)\]/,
   "enqueue accepts a conflicting payload": /Got error: \[J2 conflict\]/,

@@ -81,6 +81,23 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
     }),
   ),
   /**
+   * Clock jumps broken: a lease is taken as no longer held once the clock reads earlier than the
+   * lease's last change (a "defensive" reading of a clock that went back), so after a backwards
+   * jump its holder's heartbeat is refused and the worker gives up a lease that is still its own.
+   * Equivalent to the real machine while time only moves forward: only a backwards jump catches it.
+   * Caught as: enqueue → claim(w1, lease=1) → clockJump(-1 ms) → heartbeat(w1's claim):
+   * "[heartbeat] heartbeat(job-a, token 1) at 1699999999999; job leased, token 1, lease until
+   * 1700000000001 returned false" (seeds 1 and 2: within 102 runs).
+   */
+  "a backwards clock jump ends leases": createJobDecider(
+    jobMachine.provide({
+      guards: {
+        leaseHeld: ({ context, event }) =>
+          context.job.leaseUntil !== null && event.now < context.job.leaseUntil && event.now >= context.job.updatedAt,
+      },
+    }),
+  ),
+  /**
    * Lease renewal broken: a heartbeat with the current token revives a lease that has expired.
    * Caught as: claim(w1, lease=L) → clock at leaseUntil → heartbeat(w1's claim):
    * "[heartbeat] heartbeat(job-a, token 1) at … returned true".

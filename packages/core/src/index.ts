@@ -20,7 +20,15 @@ export {
   type MachineExecution,
 } from "./decider.ts";
 export { compileMachineTable, type TableSnapshot, type TableStep } from "./machine-table.ts";
-export { VERQ_MACHINES, machineGraph, type MachineGraph, type MachineGraphEdge, type VerqMachineName } from "./machine-graph.ts";
+export { observeTransitions, type TransitionObserver } from "./transition-observer.ts";
+export {
+  VERQ_MACHINES,
+  guardName,
+  machineGraph,
+  type MachineGraph,
+  type MachineGraphEdge,
+  type VerqMachineName,
+} from "./machine-graph.ts";
 export { machineJson } from "./machine-json.ts";
 export { isDrawnTransition, machineMermaid, transitionLabel } from "./machine-mermaid.ts";
 export { rootTransitions, type RootTransition } from "./machine-root.ts";

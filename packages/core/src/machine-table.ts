@@ -1,4 +1,5 @@
 import type { AnyStateMachine } from "xstate";
+import { transitionObserver } from "./transition-observer.ts";
 
 /** A flat machine's state: the name of its one active state and its context. */
 export interface TableSnapshot<TContext> {
@@ -13,8 +14,12 @@ export interface TableSnapshot<TContext> {
  */
 export type TableStep<TContext, TEvent> = (snapshot: TableSnapshot<TContext>, event: TEvent) => TableSnapshot<TContext>;
 
-/** A compiled transition: its guard (null: always enabled), target state (null: stays) and actions. */
+/**
+ * A compiled transition: its guard (null: always enabled), target state (null: stays), actions
+ * and key (`source<TAB>event<TAB>branch`, what a `TransitionObserver` is told).
+ */
 interface Edge {
+  readonly key: string;
   readonly guard: ((context: unknown, event: unknown) => boolean) | null;
   readonly target: string | null;
   readonly actions: readonly ((context: unknown, event: unknown) => unknown)[];
@@ -43,6 +48,10 @@ const MAX_EVENTLESS_STEPS = 100;
  * actions. Entry and exit actions, nested, parallel, final and history states, delayed
  * transitions, invoked actors, wildcard events and side-effecting actions are refused. A test
  * holds the table equal to XState's own `transition` over random command sequences.
+ *
+ * Each transition a step takes is told to the observer installed with `observeTransitions`, if
+ * any (transition coverage in tests; none is installed otherwise, and a step then pays one null
+ * check per transition).
  */
 export function compileMachineTable<TContext, TEvent extends { readonly type: string }>(
   machine: AnyStateMachine,
@@ -54,9 +63,17 @@ export function compileMachineTable<TContext, TEvent extends { readonly type: st
   for (const [key, node] of Object.entries(root.states)) {
     refuseUnsupported(machine.id, `state ${key}`, node, false);
     const own = compileTransitions(machine, node);
-    const on = new Map<string, readonly Edge[]>(rootEdges);
-    for (const [type, edges] of own) on.set(type, [...edges, ...(rootEdges.get(type) ?? [])]);
-    rows.set(key, { on, always: (node.always ?? []).map((t) => compileEdge(machine, t)) });
+    const on = new Map<string, readonly Edge[]>();
+    for (const [type, edges] of rootEdges) if (!own.has(type)) on.set(type, keyed(key, type, edges));
+    for (const [type, edges] of own) on.set(type, keyed(key, type, [...edges, ...(rootEdges.get(type) ?? [])]));
+    rows.set(key, {
+      on,
+      always: keyed(
+        key,
+        "always",
+        (node.always ?? []).map((t) => compileEdge(machine, t)),
+      ),
+    });
   }
   const rowOf = (value: string): Row => {
     const row = rows.get(value);
@@ -75,6 +92,7 @@ export function compileMachineTable<TContext, TEvent extends { readonly type: st
     const candidates = rowOf(value).on.get(event.type);
     const first = candidates === undefined ? undefined : enabled(candidates, context, event);
     if (first !== undefined) {
+      if (transitionObserver !== null) transitionObserver(machine, first.key);
       for (const action of first.actions) context = action(context, event);
       if (first.target !== null) value = first.target;
     }
@@ -83,6 +101,7 @@ export function compileMachineTable<TContext, TEvent extends { readonly type: st
       // A transition that changes nothing leaves the machine where it is, as in XState.
       if (edge === undefined || (edge.target === null && edge.actions.length === 0)) break;
       if (steps === MAX_EVENTLESS_STEPS) throw new Error(`${machine.id} machine loops on eventless transitions in ${value}`);
+      if (transitionObserver !== null) transitionObserver(machine, edge.key);
       for (const action of edge.actions) context = action(context, event);
       if (edge.target !== null) value = edge.target;
     }
@@ -130,6 +149,11 @@ function compileTransitions(machine: AnyStateMachine, node: NodeView): Map<strin
   return edges;
 }
 
+/** The candidates of one state and event, each keyed by its place among them. */
+function keyed(source: string, event: string, edges: readonly Edge[]): readonly Edge[] {
+  return edges.map((edge, branch) => ({ ...edge, key: `${source}\t${event}\t${branch}` }));
+}
+
 function compileEdge(machine: AnyStateMachine, transition: TransitionView): Edge {
   const targets = transition.target ?? [];
   if (targets.length > 1) throw new Error(`${machine.id} machine: a transition with several targets is not compiled`);
@@ -138,6 +162,7 @@ function compileEdge(machine: AnyStateMachine, transition: TransitionView): Edge
     throw new Error(`${machine.id} machine: a transition to a nested state (${target.key}) is not compiled`);
   }
   return {
+    key: "",
     guard: transition.guard === undefined ? null : compileGuard(machine, transition.guard),
     target: target?.key ?? null,
     actions: transition.actions.map((action) => compileAction(machine, action)),

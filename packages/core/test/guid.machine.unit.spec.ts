@@ -161,6 +161,7 @@ describe("guidMachine: resolve, reprocess, recover, purge (SPEC G5-G7)", () => {
     const recover = (entry: LedgerEntry, now: number) => decideGuid(entry, guidCommands.recover({ olderThanMs: 100, now }));
     expect(refusal(recover(entryIn("RECEIVED", { at: 1_000 }), 1_099))).toBe("too-young");
     expect(accepted(recover(entryIn("RECEIVED", { at: 1_000 }), 1_100))).toMatchObject({ state: "FAILED", attempts: 0 });
+    expect(refusal(recover(entryIn("SENT", { at: 1_000 }), 1_099))).toBe("too-young");
     expect(accepted(recover(entryIn("SENT", { at: 1_000 }), 1_100))).toMatchObject({ state: "UNKNOWN" });
     for (const state of ["DONE", "UNKNOWN", "FAILED"] as const)
       expect(refusal(recover(entryIn(state), 9_999))).toBe("not-in-flight");
@@ -186,6 +187,11 @@ describe("guidMachine: resolve, reprocess, recover, purge (SPEC G5-G7)", () => {
       expect(refusal(purge(1_000_000, 1_000)), state).toBe("retention-too-short");
       expect(refusal(purge(999, 999)), state).toBe("too-young");
     }
+    // A GUID never received: the short retention is still refused first, then the entry is unknown.
+    const purgeNew = (resendWindowMs: number) =>
+      decideGuid(newGuidEntry("g-1"), guidCommands.purge({ retentionMs: 1_000, resendWindowMs, now: 1_000_000 }));
+    expect(refusal(purgeNew(1_000))).toBe("retention-too-short");
+    expect(refusal(purgeNew(999))).toBe("unknown-guid");
   });
 });
 

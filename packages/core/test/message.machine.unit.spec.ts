@@ -92,6 +92,20 @@ describe("messageMachine (pure decisions)", () => {
     expect(settle(failed, invalid())).toEqual({ accepted: false, refusal: "already-settled", command: "message.settle" });
     expect(replay(done)).toEqual({ accepted: false, refusal: "not-in-error", command: "message.replay" });
     expect(replay(fresh())).toEqual({ accepted: false, refusal: "not-in-error", command: "message.replay" });
+    const back = accepted(replay(failed));
+    expect(replay(back)).toEqual({ accepted: false, refusal: "not-in-error", command: "message.replay" });
+    const inWork: Message = { ...fresh(), state: "processing", file: "a.json", claimId: "c1", claims: 1, version: 1 };
+    expect(replay(inWork)).toEqual({ accepted: false, refusal: "not-in-error", command: "message.replay" });
+  });
+
+  it("F8: a file in error/ is claimed again only under its own name; another file's claim is refused, with nothing", () => {
+    const failed = accepted(settle(fresh(), invalid()));
+    expect(settle(failed, valid(), "c2", "b.json")).toEqual({
+      accepted: false,
+      refusal: "other-file",
+      command: "message.settle",
+    });
+    expect(types(settle(failed, valid(), "c2", "a.json"))).toEqual(["message.replayed", "message.claimed", "message.recorded"]);
   });
 
   it("F3: only the current claim settles a message in work; a stale claim is refused", () => {

@@ -58,6 +58,22 @@ describe.each(DECIDERS)("schedule machine (%s)", (_, decide) => {
     expect(refusal(decide(added(), define({ ...HOURLY, cron: "* * *" }, T)))).toBe("invalid-cron");
   });
 
+  it("checks every define the same way whatever the state: absent, active or removed, in the order name, cron, timezone, queue", () => {
+    const active = added();
+    const removed = accepted(decide(active, scheduleCommands.remove({ now: T })));
+    for (const schedule of [newSchedule("nightly"), active, removed]) {
+      const invalidName = { ...schedule, name: "bad name" };
+      expect(refusal(decide(invalidName, define({ ...HOURLY, cron: "61 * * * *" }, T))), schedule.state).toBe("invalid-name");
+      expect(refusal(decide(schedule, define({ ...HOURLY, cron: "61 * * * *", queue: "" }, T))), schedule.state).toBe(
+        "invalid-cron",
+      );
+      expect(refusal(decide(schedule, define({ ...HOURLY, timezone: "Mars/Olympus", queue: "" }, T))), schedule.state).toBe(
+        "invalid-timezone",
+      );
+      expect(refusal(decide(schedule, define({ ...HOURLY, queue: "" }, T))), schedule.state).toBe("invalid-queue");
+    }
+  });
+
   it("refuses the same definition again as unchanged, and records a changed one as an update that keeps the last slot", () => {
     const fired = accepted(decide(added(), fire(T, T)));
     expect(refusal(decide(fired, define({ ...HOURLY, payload: { report: "hourly" } }, T + MINUTE)))).toBe("unchanged");
@@ -98,6 +114,7 @@ describe.each(DECIDERS)("schedule machine (%s)", (_, decide) => {
     expect(refusal(decide(removed, scheduleCommands.remove({ now: T })))).toBe("not-found");
     expect(refusal(decide(removed, fire(T, T)))).toBe("not-found");
     expect(refusal(decide(newSchedule("n"), fire(T, T)))).toBe("not-found");
+    expect(refusal(decide(newSchedule("n"), scheduleCommands.remove({ now: T })))).toBe("not-found");
     expect(accepted(decide(removed, define(HOURLY, T + 1)))).toMatchObject({ state: "active", since: T + 1, version: 3 });
   });
 
