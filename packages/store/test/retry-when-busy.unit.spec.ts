@@ -1,5 +1,5 @@
 import { isVerqError } from "@verq/core";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { retryWhenBusy } from "../src/retry-when-busy.ts";
 
 class Busy extends Error {}
@@ -16,6 +16,28 @@ function flaky(errors: readonly Error[]) {
   };
   return work;
 }
+
+/**
+ * Runs `body` on a clock of its own: `Date.now()` starts at 1,000 and moves only by the pauses
+ * asked of `setTimeout`, which each still wait, for no time, on the real timer.
+ */
+async function onOwnClock<T>(body: () => Promise<T>): Promise<T> {
+  let now = 1_000;
+  const clock = vi.spyOn(Date, "now").mockImplementation(() => now);
+  const setTimeoutBefore = globalThis.setTimeout;
+  globalThis.setTimeout = ((callback: () => void, ms: number) => {
+    now += ms;
+    return setTimeoutBefore(callback, 0);
+  }) as typeof setTimeout;
+  try {
+    return await body();
+  } finally {
+    globalThis.setTimeout = setTimeoutBefore;
+    clock.mockRestore();
+  }
+}
+
+const alwaysBusy = () => flaky(Array.from({ length: 100 }, () => new Busy()));
 
 describe("retryWhenBusy: the one place where the store waits for a lock held by someone else", () => {
   it("tries again after each busy failure and answers with the first success", async () => {
@@ -67,5 +89,52 @@ describe("retryWhenBusy: the one place where the store waits for a lock held by 
       globalThis.setTimeout = setTimeoutBefore;
     }
     expect(work.tries).toBe(20);
+  });
+
+  describe("the wait limit: no try starts once limitMs has passed since the first", () => {
+    // Pauses of 10 ms: tries start at 0, 10, 20, 30, 40 ms of waiting.
+    const retry = (limitMs: number) => ({ attempts: 100, stepMs: 10, maxPauseMs: 10, limitMs });
+
+    it("a pause that would end at the limit is not taken: limit 40 ends after the try at 30 ms", async () => {
+      const work = alwaysBusy();
+      const error = await onOwnClock(() => retryWhenBusy(isBusy, work.run, retry(40)).catch((e: unknown) => e));
+      expect(isVerqError(error, "VERQ_STORE_BUSY")).toBe(true);
+      expect((error as Error).message).toBe(
+        "the database stayed locked by another process (waited 30 ms, 4 tries); nothing was written, try again later",
+      );
+      expect(work.tries).toBe(4);
+    });
+
+    it("one more millisecond of limit (41) lets the try at 40 ms start", async () => {
+      const work = alwaysBusy();
+      const error = await onOwnClock(() => retryWhenBusy(isBusy, work.run, retry(41)).catch((e: unknown) => e));
+      expect((error as Error).message).toContain("(waited 40 ms, 5 tries)");
+      expect(work.tries).toBe(5);
+    });
+
+    it("a success before the limit is answered, whatever the limit", async () => {
+      const work = flaky([new Busy(), new Busy()]);
+      expect(await onOwnClock(() => retryWhenBusy(isBusy, work.run, retry(35)))).toBe("done");
+      expect(work.tries).toBe(3);
+    });
+
+    it("without a limit only the number of tries ends the waiting, however long it took", async () => {
+      const work = alwaysBusy();
+      const error = await onOwnClock(() =>
+        retryWhenBusy(isBusy, work.run, { attempts: 7, stepMs: 1_000, maxPauseMs: 1_000 }).catch((e: unknown) => e),
+      );
+      expect((error as Error).message).toContain("(waited 6000 ms, 7 tries)");
+      expect(work.tries).toBe(7);
+    });
+  });
+
+  it("a single try says so: one try, no wait", async () => {
+    const work = alwaysBusy();
+    const error = await onOwnClock(() =>
+      retryWhenBusy(isBusy, work.run, { attempts: 1, stepMs: 10, maxPauseMs: 10 }).catch((e: unknown) => e),
+    );
+    expect((error as Error).message).toBe(
+      "the database stayed locked by another process (waited 0 ms, 1 try); nothing was written, try again later",
+    );
   });
 });
