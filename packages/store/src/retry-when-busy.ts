@@ -8,9 +8,12 @@ export interface BusyRetry {
   readonly stepMs: number;
   readonly maxPauseMs: number;
   /**
-   * The wait limit, if any: no try starts once this many ms have passed since the first, so a
-   * lock held longer ends in `VERQ_STORE_BUSY` after about this long (a try that waits in the
-   * engine's own busy handler, as a SQLite `BEGIN IMMEDIATE` does, counts in full).
+   * The wait limit, if any: no try after the second starts once this many ms have passed since
+   * the first, so a lock held longer ends in `VERQ_STORE_BUSY` after about this long (a try that
+   * waits in the engine's own busy handler, as a SQLite `BEGIN IMMEDIATE` does, counts in full).
+   * The second try always comes: when two connections of one process share a SQLite file, the
+   * first try's busy handler blocks the very event loop the lock holder needs to commit, so only
+   * a try after a pause can succeed (at most about twice the limit in all).
    */
   readonly limitMs?: number;
 }
@@ -40,7 +43,8 @@ export async function retryWhenBusy<T>(
       if (!isBusy(error)) throw error;
       const pause = Math.min(retry.maxPauseMs, retry.stepMs * attempt);
       const waited = Date.now() - started;
-      if (attempt >= retry.attempts || (retry.limitMs !== undefined && waited + pause >= retry.limitMs)) {
+      const pastLimit = retry.limitMs !== undefined && attempt >= 2 && waited + pause >= retry.limitMs;
+      if (attempt >= retry.attempts || pastLimit) {
         throw new VerqError(
           "VERQ_STORE_BUSY",
           `the database stayed locked by another process (waited ${waited} ms, ${attempt} ${attempt === 1 ? "try" : "tries"}); nothing was written, try again later`,

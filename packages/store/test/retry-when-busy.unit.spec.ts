@@ -112,6 +112,16 @@ describe("retryWhenBusy: the one place where the store waits for a lock held by 
       expect(work.tries).toBe(5);
     });
 
+    it("the second try always comes, even when the first waited past the limit (one process, two connections)", async () => {
+      const firstOnly = flaky([new Busy()]);
+      expect(await onOwnClock(() => retryWhenBusy(isBusy, firstOnly.run, retry(5)))).toBe("done");
+      expect(firstOnly.tries).toBe(2);
+      const work = alwaysBusy();
+      const error = await onOwnClock(() => retryWhenBusy(isBusy, work.run, retry(5)).catch((e: unknown) => e));
+      expect((error as Error).message).toContain("(waited 10 ms, 2 tries)");
+      expect(work.tries).toBe(2);
+    });
+
     it("a success before the limit is answered, whatever the limit", async () => {
       const work = flaky([new Busy(), new Busy()]);
       expect(await onOwnClock(() => retryWhenBusy(isBusy, work.run, retry(35)))).toBe("done");

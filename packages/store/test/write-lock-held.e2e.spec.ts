@@ -40,8 +40,8 @@ async function expectConsistent(store: VerqStore): Promise<void> {
 
 const OWNERS = ["claimer-a", "claimer-b", "claimer-c"] as const;
 const HOLD_MS = 2_500;
-/** Longer than the four writes' 500 ms waits one after the other, with room for a loaded machine. */
-const LONG_HOLD_MS = 4_000;
+/** Longer than the four writes' two 500 ms waits each, one after the other (a busy handler blocks the event loop), with room for a loaded machine. */
+const LONG_HOLD_MS = 8_000;
 
 let tmp: TempDir | undefined;
 afterEach(() => {
