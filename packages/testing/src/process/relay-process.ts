@@ -32,10 +32,12 @@ export async function startRelayProcess(
       coreUrl,
       "--port",
       "0",
-      "--core-timeout",
-      "300ms",
-      "--recover-after",
-      "1s",
+      // Short defaults for tests, unless `options.args` gives its own (an option given twice with
+      // different values is a usage error).
+      ...[
+        ["--core-timeout", "300ms"],
+        ["--recover-after", "1s"],
+      ].flatMap(([flag, value]) => (options.args?.includes(flag ?? "") === true ? [] : [flag ?? "", value ?? ""])),
       ...(options.args ?? []),
     ],
     { VERQ_FAILPOINTS: options.failpoints ?? "" },
