@@ -78,15 +78,21 @@ export class VerqStore {
         // Each attempt collects its own: what a rolled-back attempt scheduled never runs.
         const callbacks: (() => void)[] = [];
         const hotPath = this.dialect.hotPath;
-        const result = await this.db.transaction().execute(async (trx) => {
-          this.#afterCommit.set(trx, callbacks);
-          hotPath?.hold(trx);
-          try {
-            return await work(trx);
-          } finally {
-            hotPath?.release(trx);
-          }
-        });
+        const result = await this.db
+          .transaction()
+          .execute(async (trx) => {
+            this.#afterCommit.set(trx, callbacks);
+            hotPath?.hold(trx);
+            try {
+              return await work(trx);
+            } finally {
+              hotPath?.release(trx);
+            }
+          })
+          .catch((error: unknown) => {
+            // A full disk (or a damaged file) is a verq error whatever statement met it.
+            throw this.dialect.storeError(error) ?? error;
+          });
         return { result, committed: callbacks };
       },
       {

@@ -2,7 +2,6 @@ import {
   PostgresDialect,
   sql,
   type DatabaseIntrospector,
-  type Driver,
   type DatabaseMetadata,
   type DatabaseMetadataOptions,
   type Kysely,
@@ -10,8 +9,6 @@ import {
   type SchemaMetadata,
   type TableMetadata,
 } from "kysely";
-import { postgresStoreError } from "./postgres-dialect.ts";
-import { StoreErrors, withStoreErrors } from "./store-error-driver.ts";
 
 interface ColumnRow {
   readonly schema: string;
@@ -92,14 +89,11 @@ export class SearchPathIntrospector implements DatabaseIntrospector {
 
 /**
  * Kysely's PostgreSQL dialect, with introspection limited to the search path (see
- * {@link SearchPathIntrospector}), and a full disk reported as `VERQ_STORE_FULL` by every
- * statement (see {@link postgresStoreError}).
+ * {@link SearchPathIntrospector}). Its driver is not wrapped: a full disk is named
+ * `VERQ_STORE_FULL` by `VerqStore.transaction` (`StoreDialect.storeError`), where every write
+ * runs (a wrapped pg driver did not recover its pool's connections after they were killed).
  */
 export class SearchPathPostgresDialect extends PostgresDialect {
-  override createDriver(): Driver {
-    return withStoreErrors(super.createDriver(), new StoreErrors(postgresStoreError));
-  }
-
   override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new SearchPathIntrospector(db);
   }
