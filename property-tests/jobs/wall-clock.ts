@@ -1,39 +1,30 @@
-import type { Clock } from "@verq/core";
+import { ManualClock } from "@verq/core";
 
 /**
  * A manual clock that also jumps, backwards too: the wall clock of a machine whose time an
- * operator or NTP steps. `advance` and `set` only move forward, as `ManualClock`'s do; `jump`
- * is the fault, by any amount.
+ * operator or NTP steps. Time passing (`advance`, `set`) moves only forward, as `ManualClock`'s
+ * does; `jump` is the fault, by any amount, kept as an offset on top of it.
  */
-export class WallClock implements Clock {
-  #now: number;
+export class WallClock extends ManualClock {
+  #offset = 0;
 
-  constructor(startMs: number) {
-    this.#now = startMs;
+  override now(): number {
+    return super.now() + this.#offset;
   }
 
-  now(): number {
-    return this.#now;
+  override advance(ms: number): number {
+    return super.advance(ms) + this.#offset;
   }
 
-  /** Time passes: forward by `ms` (never backwards). Returns the new time. */
-  advance(ms: number): number {
-    if (!Number.isFinite(ms) || ms < 0) throw new RangeError("time passing only moves the clock forward; jump() steps it");
-    this.#now += ms;
-    return this.#now;
-  }
-
-  /** Forward to `ms`, which may not be earlier than now. Returns the new time. */
-  set(ms: number): number {
-    if (!Number.isFinite(ms) || ms < this.#now) throw new RangeError("set() only moves the clock forward; jump() steps it");
-    this.#now = ms;
-    return this.#now;
+  /** Forward to `ms` as this clock reads, which may not be earlier than now. Returns the new time. */
+  override set(ms: number): number {
+    return super.set(ms - this.#offset) + this.#offset;
   }
 
   /** The clock is stepped by `ms`, forwards (positive) or backwards (negative). Returns the new time. */
   jump(ms: number): number {
     if (!Number.isSafeInteger(ms)) throw new RangeError(`a clock jump is a whole number of ms, not ${ms}`);
-    this.#now += ms;
-    return this.#now;
+    this.#offset += ms;
+    return this.now();
   }
 }

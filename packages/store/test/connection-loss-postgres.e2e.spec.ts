@@ -3,6 +3,7 @@ import { GuidLedger, JobQueue, JobWorker, openStore, readAllEvents, type StoredE
 import { admin, createTestDatabase, engineAvailable, TestBank, type TestDatabase } from "@verq/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { projectionRows, tableRows } from "./helpers/snapshot.ts";
+import { countBy, kindOf, until } from "./helpers/until.ts";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -54,28 +55,6 @@ function startKiller(application: string, everyMs: number): { figures: KillFigur
       return figures;
     },
   };
-}
-
-/** Waits until `done()` holds; fails after `timeoutMs`. */
-async function until(done: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-/** A short description of an error for the figures: its code, else its message's start. */
-function kindOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string") return code;
-  return error instanceof Error ? error.message.slice(0, 60) : String(error);
-}
-
-function countBy(kinds: readonly string[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const kind of kinds) counts[kind] = (counts[kind] ?? 0) + 1;
-  return counts;
 }
 
 /** The events of each stream, in version order. */
@@ -162,15 +141,20 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL connections te
     const started = Date.now();
     worker.start();
     // Let the worker get going, then cut its connections while it works.
-    await until(() => accepted > 0, 20_000, "the first job done");
+    await until(() => accepted > 0, "the first job done", 20_000, 50);
     const killer = startKiller(application, 60);
     let killerStopped = false;
     try {
-      await until(async () => (await observed.stats()).byState.done >= JOBS * 0.8, 40_000, "80 % of the jobs done under kills");
+      await until(
+        async () => (await observed.stats()).byState.done >= JOBS * 0.8,
+        "80 % of the jobs done under kills",
+        40_000,
+        50,
+      );
       const figures = await killer.stop();
       killerStopped = true;
       // What the kills left behind (a claim committed whose answer was lost) comes back when its lease runs out.
-      await until(async () => (await observed.stats()).byState.done === JOBS, 20_000, "every job done");
+      await until(async () => (await observed.stats()).byState.done === JOBS, "every job done", 20_000, 50);
       const report = await worker.stop();
       const seconds = (Date.now() - started) / 1000;
       console.log(
@@ -315,16 +299,16 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL connections te
     })();
 
     const started = Date.now();
-    await until(() => answers.size > 0, 20_000, "the first GUID answered");
+    await until(() => answers.size > 0, "the first GUID answered", 20_000, 50);
     const killer = startKiller(application, 60);
     let figures: KillFigures;
     try {
-      await until(() => answers.size >= GUIDS * 0.8, 40_000, "80 % of the GUIDs answered under kills");
+      await until(() => answers.size >= GUIDS * 0.8, "80 % of the GUIDs answered under kills", 40_000, 50);
     } finally {
       figures = await killer.stop();
     }
     try {
-      await until(() => answers.size === GUIDS, 30_000, "every GUID answered DONE");
+      await until(() => answers.size === GUIDS, "every GUID answered DONE", 30_000, 50);
     } finally {
       stopped = true;
       await Promise.all([channel, operator]);

@@ -12,6 +12,7 @@ import {
 import { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from "@verq/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectionRows } from "./helpers/snapshot.ts";
+import { countBy, kindOf, until } from "./helpers/until.ts";
 
 /*
  * The server is restarted for real (`pg_ctl restart -m fast`), so this test runs its own
@@ -20,28 +21,6 @@ import { projectionRows } from "./helpers/snapshot.ts";
  */
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `done()` holds; fails after `timeoutMs`. */
-async function until(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
-/** A short description of an error for the figures: its code, else its message's start. */
-function kindOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string") return code;
-  return error instanceof Error ? error.message.slice(0, 60) : String(error);
-}
-
-function countBy(kinds: readonly string[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const kind of kinds) counts[kind] = (counts[kind] ?? 0) + 1;
-  return counts;
-}
 
 const JOBS = 1_200;
 const WORKERS = ["worker-a", "worker-b"] as const;
@@ -98,12 +77,12 @@ describe.skipIf(!privatePostgresAvailable())("PostgreSQL restarted while workers
     const started = Date.now();
     try {
       for (const worker of workers) worker.start();
-      await until(() => accepted >= JOBS * 0.2, 60_000, "a fifth of the jobs done");
+      await until(() => accepted >= JOBS * 0.2, "a fifth of the jobs done", 60_000, 25);
       acceptedAtRestart = accepted;
       const restartStarted = Date.now();
       await server.restart();
       restartedAt = Date.now();
-      await until(() => accepted === JOBS, 60_000, "every job done after the restart");
+      await until(() => accepted === JOBS, "every job done after the restart", 60_000, 25);
       const reports = await Promise.all(workers.map((w) => w.stop()));
       const seconds = (Date.now() - started) / 1000;
       console.log(

@@ -14,7 +14,8 @@ export interface SqliteOptions {
   /**
    * The wait limit: how long an operation waits, in all, for a write lock another process holds
    * before it fails with `VERQ_STORE_BUSY` and nothing of it written, in ms (default 5 000). The
-   * retries of a transaction that meets the lock all fit in it; opening a store waits as long.
+   * retries of a transaction that meets the lock fit in it, except its second try, which always
+   * comes (at most about twice the limit in all; see `retryWhenBusy`); opening a store waits as long.
    */
   readonly busyTimeoutMs?: number;
   /**

@@ -16,9 +16,9 @@
  * exits non-zero (e.g. VERQ_STORE_BUSY if the store's busy retry were missing).
  */
 import fs from "node:fs";
-import readline from "node:readline";
 import { seededRng, type FinishOutcome } from "@verq/core";
 import { JobQueue, isPostgresUrl, openStore } from "@verq/store";
+import { awaitGo } from "./await-go.ts";
 
 const [dbPath, owner, outFile, seedText, leaseText, idleText, journalText, permanentText] = process.argv.slice(2);
 if (dbPath === undefined || owner === undefined || outFile === undefined) {
@@ -41,10 +41,7 @@ const queue = new JobQueue(store, {
 const out = fs.openSync(outFile, "a");
 const record = (line: object): void => void fs.writeSync(out, `${JSON.stringify(line)}\n`);
 
-process.stdout.write("ready\n");
-const input = readline.createInterface({ input: process.stdin });
-for await (const line of input) if (line.trim() === "go") break;
-input.close();
+await awaitGo();
 
 const counts = { claims: 0, finished: 0, refused: 0, abandoned: 0, idlePolls: 0 };
 let lastProgress = Date.now();

@@ -9,9 +9,9 @@
  * `ok`, until nothing has been due for `<idleMs>`. Prints `done {"claimed":n,"rounds":n}` and
  * exits 0; any error escapes and exits non-zero.
  */
-import readline from "node:readline";
 import { seededRng } from "@verq/core";
 import { JobQueue, isPostgresUrl, openStore } from "@verq/store";
+import { awaitGo } from "./await-go.ts";
 
 const [db, owner, queuesText, batchText, holdText, idleText] = process.argv.slice(2);
 if (db === undefined || owner === undefined || queuesText === undefined) {
@@ -28,10 +28,7 @@ const store = await openStore(isPostgresUrl(db) ? { url: db } : { path: db });
 // Leases far longer than the run: no lease runs out, so every lease ends by a finish.
 const queue = new JobQueue(store, { defaultLeaseMs: 600_000 });
 
-process.stdout.write("ready\n");
-const input = readline.createInterface({ input: process.stdin });
-for await (const line of input) if (line.trim() === "go") break;
-input.close();
+await awaitGo();
 
 let claimed = 0;
 let rounds = 0;

@@ -11,8 +11,8 @@
  * and exits 0; any error (VERQ_STORE_BUSY among them) escapes and exits non-zero.
  */
 import fs from "node:fs";
-import readline from "node:readline";
 import { JobQueue, openStore } from "@verq/store";
+import { awaitGo } from "./await-go.ts";
 
 const [dbPath, owner, outFile, idleText, limitText] = process.argv.slice(2);
 if (dbPath === undefined || owner === undefined || outFile === undefined) {
@@ -24,10 +24,7 @@ const queue = new JobQueue(store);
 const out = fs.openSync(outFile, "a");
 const record = (line: object): void => void fs.writeSync(out, `${JSON.stringify(line)}\n`);
 
-process.stdout.write("ready\n");
-const input = readline.createInterface({ input: process.stdin });
-for await (const line of input) if (line.trim() === "go") break;
-input.close();
+await awaitGo();
 process.stdout.write("started\n");
 
 let claims = 0;

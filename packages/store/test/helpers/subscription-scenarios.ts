@@ -3,15 +3,9 @@ import { sql } from "kysely";
 import { expect } from "vitest";
 import { EventSubscriptions, JobQueue, readAllEvents, type StoredEvent, type VerqStore } from "../../src/index.ts";
 import type { EventSubscriptionsOptions } from "../../src/subscriptions.ts";
+import { until } from "./until.ts";
 
-/** Polls `condition` every 10 ms until it holds; fails after `timeoutMs`. */
-export async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+export { until };
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export const positions = (events: readonly StoredEvent[]) => events.map((e) => e.position);

@@ -129,36 +129,38 @@ export async function startEdge(edge: EdgeName, engine: Engine): Promise<EdgeTar
       const registry = new Registry();
       registerVerqMetrics(registry, { store });
       const app = createMetricsServer({ registry, requestTimeout: CORPUS_REQUEST_TIMEOUT_MS });
-      const port = await listen(app);
-      return {
-        name: edge,
-        port,
-        defaults: { method: "GET", path: "/metrics", headers: [] },
-        bodyLimit: 1_048_576,
-        snapshot: () => storeRows(store),
-        good: async () => {
-          const text = await expectOk(await fetch(`http://127.0.0.1:${port}/metrics`), "metrics: good scrape");
-          if (!text.includes("verq_")) throw new Error("metrics: the scrape has no verq figures");
-        },
-        close: () => closeAll(app),
-      };
+      return readOnlyTarget(edge, store, await listen(app), "/metrics", "verq_", () => closeAll(app));
     }
     case "dashboard": {
       const { store, listen, closeAll } = await withStore(engine);
       const app = createDashboardServer({ store, requestTimeout: CORPUS_REQUEST_TIMEOUT_MS });
-      const port = await listen(app);
-      return {
-        name: edge,
-        port,
-        defaults: { method: "GET", path: "/", headers: [] },
-        bodyLimit: 1_048_576,
-        snapshot: () => storeRows(store),
-        good: async () => {
-          const text = await expectOk(await fetch(`http://127.0.0.1:${port}/`), "dashboard: good page");
-          if (!text.includes("<html")) throw new Error("dashboard: the overview is not a page");
-        },
-        close: () => closeAll(app),
-      };
+      return readOnlyTarget(edge, store, await listen(app), "/", "<html", () => closeAll(app));
     }
   }
+}
+
+/**
+ * A read-only edge (metrics, the dashboard) listening on `port`: its good request is a GET of
+ * `path` whose body holds `marker`, and its default case is that same GET.
+ */
+function readOnlyTarget(
+  edge: EdgeName,
+  store: VerqStore,
+  port: number,
+  path: string,
+  marker: string,
+  close: () => Promise<void>,
+): EdgeTarget {
+  return {
+    name: edge,
+    port,
+    defaults: { method: "GET", path, headers: [] },
+    bodyLimit: 1_048_576,
+    snapshot: () => storeRows(store),
+    good: async () => {
+      const text = await expectOk(await fetch(`http://127.0.0.1:${port}${path}`), `${edge}: good GET ${path}`);
+      if (!text.includes(marker)) throw new Error(`${edge}: GET ${path} has no ${marker}`);
+    },
+    close,
+  };
 }
