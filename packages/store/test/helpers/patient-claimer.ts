@@ -7,7 +7,8 @@
  * prints `started`, then claims one job at a time with a lease far longer than the run and finishes it `ok`,
  * until no job has been due for `idleMs`. Each claim and each finish is written to
  * `<out.jsonl>` (synchronously) with the wall-clock times it started and returned:
- * `{"kind":"claim"|"finish","id","token","owner","startedAt","endedAt"}`. Prints `done {...}`
+ * `{"kind":"first"|"claim"|"finish","id","token","owner","startedAt","endedAt"}` (`first`: the first
+ * claim, also when it found nothing). Prints `done {...}`
  * and exits 0; any error (VERQ_STORE_BUSY among them) escapes and exits non-zero.
  */
 import fs from "node:fs";
@@ -28,10 +29,17 @@ await awaitGo();
 process.stdout.write("started\n");
 
 let claims = 0;
+let firstRecorded = false;
 let lastProgress = Date.now();
 while (Date.now() - lastProgress < idleMs) {
   const startedAt = Date.now();
   const job = await queue.claim(owner, { leaseMs: 600_000 });
+  // The first claim is recorded whatever it found: the others may have taken every job by the
+  // time SQLite's busy handler (which is not fair) lets this one in.
+  if (claims === 0 && !firstRecorded) {
+    firstRecorded = true;
+    record({ kind: "first", id: job?.id ?? null, token: job?.token ?? null, owner, startedAt, endedAt: Date.now() });
+  }
   if (job === null) {
     await new Promise((resolve) => setTimeout(resolve, 5));
     continue;
