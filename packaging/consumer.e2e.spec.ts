@@ -4,6 +4,7 @@
 // no source condition). publint and arethetypeswrong check every packed tarball.
 import { execFileSync, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -36,6 +37,27 @@ function mustRun(command: string, args: readonly string[], cwd: string, timeoutM
   return result.stdout;
 }
 
+/**
+ * better-sqlite3 installs through prebuild-install, which fetches a prebuilt binary for this Node
+ * from the project's releases and compiles SQLite from source (a minute and a half on two cores)
+ * when it cannot. The releases cannot be reached from here, so the workspace's own binary of the
+ * same version is offered as a local prebuild, the way prebuild-install looks for one first
+ * (`npm_config_better_sqlite3_local_prebuilds`). The install scripts still run; when npm resolves
+ * another version the file name does not match and it compiles as before.
+ */
+function localSqlitePrebuild(folder: string): NodeJS.ProcessEnv {
+  const requireFromStore = createRequire(path.join(ROOT, "packages", "store", "package.json"));
+  const manifestPath = requireFromStore.resolve("better-sqlite3/package.json");
+  const { version } = JSON.parse(fs.readFileSync(manifestPath, "utf8")) as { version: string };
+  const packageDir = path.dirname(manifestPath);
+  const binary = path.join("build", "Release", "better_sqlite3.node");
+  if (!fs.existsSync(path.join(packageDir, binary))) return {};
+  fs.mkdirSync(folder, { recursive: true });
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  execFileSync("tar", ["-czf", path.join(folder, name), "-C", packageDir, binary]);
+  return { npm_config_better_sqlite3_local_prebuilds: folder };
+}
+
 const postgresUp = await engineAvailable("postgres");
 
 let work: string;
@@ -66,7 +88,7 @@ beforeAll(() => {
     ["install", "--no-audit", "--no-fund", "--loglevel=error", ...PACKAGES.map((n) => tarballs[n]), TYPES_NODE],
     {
       cwd: consumer,
-      env: plainEnv(),
+      env: { ...plainEnv(), ...localSqlitePrebuild(path.join(work, "prebuilds")) },
       stdio: "pipe",
       timeout: 480_000,
     },

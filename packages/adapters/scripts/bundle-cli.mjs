@@ -8,23 +8,6 @@
 // serve metrics or draw a progress bar load, and pino, which only the commands that log load (and
 // whose transports, unused by verq, run in worker threads that load their own files). See
 // docs/adr/0010-cli-start.md.
-import { build } from "esbuild";
+import { bundleCli } from "./cli-bundle.mjs";
 
-await build({
-  entryPoints: ["src/cli/bin.ts"],
-  outdir: "dist/cli",
-  bundle: true,
-  // Each `import()` of a command area becomes a chunk that loads when that command runs.
-  splitting: true,
-  chunkNames: "chunks/[name]-[hash]",
-  format: "esm",
-  platform: "node",
-  target: "node20",
-  // verq-source: the workspace packages from their sources; module: xstate's ES build.
-  conditions: ["verq-source", "module"],
-  external: ["better-sqlite3", "pg", "commander", "fastify", "undici", "zod", "prom-client", "cli-progress", "pino"],
-  sourcemap: true,
-  sourcesContent: true,
-  legalComments: "inline",
-  logLevel: "warning",
-});
+await bundleCli({ outdir: "dist/cli" });

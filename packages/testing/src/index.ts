@@ -1,7 +1,15 @@
 export { TestBank } from "./relay/test-bank.ts";
 export { TestCore, type TestCoreOptions } from "./relay/test-core.ts";
 export { COURSE_EXPECTED, COURSE_FIXTURE, writeFixture, type FixtureFile } from "./files/course-fixture.ts";
-export { runVerq, spawnVerq, startReceiver, tempDir, type RunningReceiver, type VerqRun } from "./process/verq-process.ts";
+export {
+  runVerq,
+  spawnVerq,
+  startReceiver,
+  tempDir,
+  verqCommand,
+  type RunningReceiver,
+  type VerqRun,
+} from "./process/verq-process.ts";
 export { startRelayProcess, type RelayProcess } from "./process/relay-process.ts";
 export { runJobsDemo } from "./demo/jobs-demo.ts";
 export { runRelayDemo } from "./demo/relay-demo.ts";

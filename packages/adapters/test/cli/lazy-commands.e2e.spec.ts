@@ -18,6 +18,8 @@ async function verqLoading(args: readonly string[]): Promise<{ run: VerqRun; mod
   try {
     const log = join(dir.path, "modules.log");
     const run = await runVerq(args, {
+      // From the sources, never the test run's bundle: each module must be seen as the file it is.
+      VERQ_CLI_BUNDLE: "",
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${RECORDER}`,
       VERQ_MODULE_LOG: log,
     });

@@ -1,9 +1,7 @@
 import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import { dirname, extname, join } from "node:path";
 import { BULK_REDRIVE_LOCK, LOCK_STREAM } from "@verq/core";
 import { OperatorLocks, readAllEvents, type VerqStore } from "@verq/store";
-import { createTestDatabase, runVerq, spawnVerq, type TestDatabase } from "@verq/testing";
+import { createTestDatabase, runVerq, spawnVerq, verqCommand, type TestDatabase } from "@verq/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { finalState, makeDeadJobs } from "./support/dead-jobs.ts";
 
@@ -14,8 +12,7 @@ import { finalState, makeDeadJobs } from "./support/dead-jobs.ts";
  * holder, the bar on a real terminal, NDJSON from stdin.
  */
 
-const BIN = join(dirname(createRequire(import.meta.url).resolve("@verq/adapters")), "cli", "bin.ts");
-const NODE_ARGS = extname(BIN) === ".ts" ? ["--import", "tsx", BIN] : [BIN];
+const NODE_ARGS = verqCommand();
 
 const opened: { store: VerqStore; database: TestDatabase }[] = [];
 afterEach(async () => {

@@ -8,7 +8,18 @@ import { dirname, extname, join } from "node:path";
 // the workspace (run through tsx), `dist/cli/bin.js` in a published package.
 const adaptersIndex = createRequire(import.meta.url).resolve("@verq/adapters");
 const BIN = join(dirname(adaptersIndex), "cli", `bin${extname(adaptersIndex)}`);
-const NODE_ARGS = extname(BIN) === ".ts" ? ["--import", "tsx", BIN] : [BIN];
+
+/**
+ * The Node arguments that start the `verq` CLI: the bundle named by `VERQ_CLI_BUNDLE` when it is
+ * set and not empty (the workspace's test run bundles the sources once, as the package's build
+ * does), else the installed entry point (the sources through tsx in the workspace). `env` is the
+ * child's environment: a test that must see the sources' own modules sets `VERQ_CLI_BUNDLE: ""`.
+ */
+export function verqCommand(env: NodeJS.ProcessEnv = {}): string[] {
+  const bundle = env.VERQ_CLI_BUNDLE ?? process.env.VERQ_CLI_BUNDLE ?? "";
+  if (bundle !== "") return [bundle];
+  return extname(BIN) === ".ts" ? ["--import", "tsx", BIN] : [BIN];
+}
 
 /** The result of a `verq` process that ran to its end. */
 export interface VerqRun {
@@ -37,7 +48,7 @@ export function runVerq(args: readonly string[], env: NodeJS.ProcessEnv = {}): P
  * them. Its stdout and stderr are pipes.
  */
 export function spawnVerq(args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, [...NODE_ARGS, ...args], {
+  return spawn(process.execPath, [...verqCommand(env), ...args], {
     env: { ...process.env, VERQ_FAILPOINTS: "", VERQ_NOW_MS: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

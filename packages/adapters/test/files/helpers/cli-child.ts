@@ -1,10 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { verqCommand } from "@verq/testing";
 
 /** The repository root, computed from this file's place, not from the cwd. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../..");
-const BIN = "packages/adapters/src/cli/bin.ts";
 
 /** A running child process and its output so far. */
 export interface Child {
@@ -16,7 +16,7 @@ export interface Child {
 }
 
 function start(args: readonly string[], env: NodeJS.ProcessEnv): Child {
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], {
+  const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, VERQ_FAILPOINTS: "", ...env },
     stdio: ["pipe", "pipe", "pipe"],
@@ -29,12 +29,13 @@ function start(args: readonly string[], env: NodeJS.ProcessEnv): Child {
   return { process: child, stdout: () => out, stderr: () => err, exited: () => exit };
 }
 
-/** Starts the real `verq` CLI (`node --import tsx packages/adapters/src/cli/bin.ts …`) from the repo root. */
-export const spawnVerq = (args: readonly string[], env: NodeJS.ProcessEnv = {}): Child => start([BIN, ...args], env);
+/** Starts the real `verq` CLI (as @verq/testing's `verqCommand` does) from the repo root. */
+export const spawnVerq = (args: readonly string[], env: NodeJS.ProcessEnv = {}): Child =>
+  start([...verqCommand(env), ...args], env);
 
 /** Starts a helper script of this folder. */
 export const spawnHelper = (script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Child =>
-  start([resolve(dirname(fileURLToPath(import.meta.url)), script), ...args], env);
+  start(["--import", "tsx", resolve(dirname(fileURLToPath(import.meta.url)), script), ...args], env);
 
 /** Runs the real CLI to its end. */
 export async function runVerq(
