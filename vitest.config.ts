@@ -49,8 +49,10 @@ export default defineConfig({
   resolve: { conditions: ["verq-source", "module", "node", "development|production"] },
   ssr: { resolve: { conditions: ["verq-source", "module", "node", "development|production"] } },
   test: {
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Guards against a test that never ends, above the property searches' own limit (150 s): files
+    // run two at a time, so a test may take several times what it takes alone.
+    testTimeout: 180_000,
+    hookTimeout: 120_000,
     pool: "forks",
     // Bundles the `verq` bin once from the sources for the tests' child processes (VERQ_CLI_BUNDLE).
     globalSetup: ["packages/adapters/test/support/cli-bundle.setup.ts"],

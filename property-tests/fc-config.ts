@@ -42,11 +42,19 @@ export interface FcDefaults {
 }
 
 /**
+ * How long a search may run before it fails as interrupted: a guard against a search that never
+ * ends, not a speed check. Its runs share the machine with the test files that run beside it (two
+ * at a time), so the longest fixed search, about 30 s on a quiet machine, gets five times that.
+ * Below vitest's test timeout (vitest.config.ts), so that the interruption is what is reported.
+ */
+export const DEFAULT_TIME_LIMIT_MS = 150_000;
+
+/**
  * Parameters for `fc.assert` of the property `name`, from `defaults` and the environment. Three
  * kinds of search:
  *
  * - fixed (the default): seed `FC_FIXED_SEED`, else {@link CI_SEED}; `FC_NUM_RUNS` runs, else
- *   `defaults.numRuns`; interrupted as a failure after `FC_TIME_LIMIT_MS` (45 s by default);
+ *   `defaults.numRuns`; interrupted as a failure after `FC_TIME_LIMIT_MS` ({@link DEFAULT_TIME_LIMIT_MS} by default);
  * - fresh (`defaults.fresh`): seed `FC_SEED`, else random, and `FC_PATH` to replay a failure it
  *   printed (a model-based property also needs `FC_REPLAY_PATH`, see {@link commandsReplayPath});
  *   it ends cleanly at its time box;
@@ -65,7 +73,7 @@ export function fcConfig<T>(name: string, defaults: FcDefaults): fc.Parameters<T
   const seed = readInteger("FC_FIXED_SEED") ?? CI_SEED;
   const numRuns = readInteger("FC_NUM_RUNS") ?? defaults.numRuns;
   if (numRuns < 1) throw new RangeError("FC_NUM_RUNS must be at least 1");
-  const timeLimitMs = readInteger("FC_TIME_LIMIT_MS") ?? defaults.timeLimitMs ?? 45_000;
+  const timeLimitMs = readInteger("FC_TIME_LIMIT_MS") ?? defaults.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS;
   console.log(`[fc] ${name} seed=${seed} numRuns=${numRuns}`);
   return {
     seed,

@@ -1,4 +1,4 @@
-import { readInteger, type FreshSearch } from "./fc-config.ts";
+import { DEFAULT_TIME_LIMIT_MS, readInteger, type FreshSearch } from "./fc-config.ts";
 import type { PropertyEngine } from "./checked-property.ts";
 
 /**
@@ -15,12 +15,12 @@ export const FRESH_BOX_MS: Readonly<Record<"sqlite" | "postgres" | "none", numbe
 
 /**
  * The fresh search a property's test makes on `engine`: boxed at `FC_FRESH_MS` (else
- * {@link FRESH_BOX_MS}), its failure shrunk until `FC_TIME_LIMIT_MS` (45 s by default) after the
+ * {@link FRESH_BOX_MS}), its failure shrunk until `FC_TIME_LIMIT_MS` ({@link DEFAULT_TIME_LIMIT_MS} by default) after the
  * start. Null when `FC_FRESH_MS` is 0: no fresh search.
  */
 export function freshSearch(engine: PropertyEngine): FreshSearch | null {
   const boxMs = readInteger("FC_FRESH_MS") ?? FRESH_BOX_MS[engine ?? "none"];
   if (boxMs < 0) throw new RangeError("FC_FRESH_MS must not be negative");
   if (boxMs === 0) return null;
-  return { boxMs, shrinkLimitMs: readInteger("FC_TIME_LIMIT_MS") ?? 45_000 };
+  return { boxMs, shrinkLimitMs: readInteger("FC_TIME_LIMIT_MS") ?? DEFAULT_TIME_LIMIT_MS };
 }

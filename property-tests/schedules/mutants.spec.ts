@@ -17,7 +17,7 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
  */
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] the schedules property catches broken machines`, () => {
-    it.each(Object.entries(scheduleMutants))("mutant %s is caught", { timeout: 120_000 }, async (name, decider) => {
+    it.each(Object.entries(scheduleMutants))("mutant %s is caught", async (name, decider) => {
       const failure = await mutantOutcome(engine, name, (stores, replay) =>
         runSchedulesModel({
           name: `schedules-mutant ${name} [${stores.engine}]`,

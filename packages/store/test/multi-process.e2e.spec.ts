@@ -136,7 +136,7 @@ describe("J3 claim across processes: two OS processes, one SQLite file", () => {
     // Regression: journal_mode = wal used to fail at once with SQLITE_BUSY while another
     // process converted the fresh file; openSqlite now retries it.
     expect(failures).toEqual([]);
-  }, 40_000);
+  }, 120_000);
 
   // Regression: JobQueue.claim read the clock before its transaction, so time spent waiting for
   // another process's write lock was taken out of the lease, and a claim could hand out a lease

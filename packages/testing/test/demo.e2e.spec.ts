@@ -35,7 +35,7 @@ describe("demo", () => {
     const result = spawnSync(process.execPath, ["--import", "tsx", "packages/testing/src/demo/run-demo.ts"], {
       cwd: repoRoot,
       encoding: "utf8",
-      timeout: 60_000,
+      timeout: 150_000,
     });
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);

@@ -202,7 +202,7 @@ for (const engine of ENGINES) {
         "PROJECTION_MISSING job/x no jobs row for a stream of 1 events",
         "VERSION_GAP job/x the stream starts at v2, not v1",
       ]);
-    }, 60_000);
+    });
   });
 }
 

@@ -386,7 +386,7 @@ describe("the CLI's bad-input corpus (in process)", () => {
         // A NUL byte may land in --json itself: then the command line asks for text.
         await expectRefused(m.path, line, dir, line.includes("--json"));
       }),
-      fcParams("cli-bad-input", 250, 45_000),
+      fcParams("cli-bad-input", 250, 120_000),
     );
     console.log(`[corpus] cli: ${cases} bad command lines refused over ${LEAVES.length} commands`);
   });

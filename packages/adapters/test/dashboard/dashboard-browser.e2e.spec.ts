@@ -47,7 +47,7 @@ beforeAll(async () => {
     startDashboard(["--db", database.db, "--port", "0"]),
     chromium.launch({ executablePath, headless: true }),
   ]);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -124,5 +124,5 @@ describe("the dashboard in headless Chromium", () => {
     expect(dialogs).toEqual([]);
     expect(blocked).toEqual([]);
     await context.close();
-  }, 20_000);
+  });
 });

@@ -61,7 +61,7 @@ describe("F7 lag", () => {
     expect([at.status, at.stdout]).toEqual([0, "inbox=2 processing=0 error=0\n"]);
     expect(usage.status).toBe(2);
     expect(usage.stderr).toContain("VERQ_INVALID_ARGUMENT");
-  }, 20_000);
+  });
 });
 
 for (const engine of ENGINES) {
