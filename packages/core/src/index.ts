@@ -10,7 +10,7 @@ export {
   isVerqError,
   type VerqErrorCode,
 } from "./errors.ts";
-export { canonicalJson, type JsonValue } from "./json.ts";
+export { MAX_JSON_DEPTH, canonicalJson, type JsonValue } from "./json.ts";
 export {
   createMachineDecider,
   type Decider,

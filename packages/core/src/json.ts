@@ -4,10 +4,20 @@ import { VerqError } from "./errors.ts";
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /**
+ * The deepest nesting of arrays and objects a payload or request may have: a value inside
+ * `MAX_JSON_DEPTH` containers is accepted, one more is refused. Far beyond any real document,
+ * and well within what every stack the value is walked on (this serialiser, the engines' JSON
+ * functions: SQLite's limit is 1,000) can take, so that a deep value gets the same clear refusal
+ * everywhere instead of a stack overflow that depends on where it was walked.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/**
  * Serialises a JSON value with object keys sorted, so that two equal payloads always give the
  * same text (the basis of idempotent enqueue). Throws `VERQ_INVALID_PAYLOAD` for anything that
  * would not survive a JSON round trip unchanged: `undefined`, functions, symbols, bigints,
- * `NaN` and infinities, class instances (`Date`, `Map`, …), sparse arrays and cycles.
+ * `NaN` and infinities, class instances (`Date`, `Map`, …), sparse arrays and cycles; and for
+ * nesting deeper than {@link MAX_JSON_DEPTH}.
  */
 export function canonicalJson(value: unknown, what = "payload"): string {
   return writeCanonical(value, { what, seen: new Set<object>(), path: [] });
@@ -37,6 +47,7 @@ function writeCanonical(v: unknown, walk: CanonicalWalk): string {
   }
   const obj = v;
   if (walk.seen.has(obj)) throw invalid(walk, "a cycle");
+  if (walk.seen.size === MAX_JSON_DEPTH) throw tooDeep(walk);
   walk.seen.add(obj);
   try {
     let text: string;
@@ -70,4 +81,16 @@ function writeCanonical(v: unknown, walk: CanonicalWalk): string {
 function invalid(walk: CanonicalWalk, found: string): VerqError {
   const path = walk.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${part}`)).join("");
   return new VerqError("VERQ_INVALID_PAYLOAD", `the ${walk.what} must be plain JSON; found ${found} at $${path}`);
+}
+
+function tooDeep(walk: CanonicalWalk): VerqError {
+  // The path of a value this deep says nothing useful: its first steps locate it.
+  const start = walk.path
+    .slice(0, 8)
+    .map((part) => (typeof part === "number" ? `[${part}]` : `.${part}`))
+    .join("");
+  return new VerqError(
+    "VERQ_INVALID_PAYLOAD",
+    `the ${walk.what} must be plain JSON nested at most ${MAX_JSON_DEPTH} deep; found deeper nesting under $${start}…`,
+  );
 }

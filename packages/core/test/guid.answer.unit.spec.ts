@@ -30,6 +30,7 @@ describe("reading channel requests and core answers", () => {
     ["{bad", "invalid-json"],
     ["", "invalid-json"],
     ['{"guid":"T-1","amount":1e999}', "invalid-json"],
+    [`{"guid":"T-1","a":${"[".repeat(256)}${"]".repeat(256)}}`, "invalid-json"],
     ["[1,2]", "not-an-object"],
     ['"T-1"', "not-an-object"],
     ["null", "not-an-object"],

@@ -3,6 +3,7 @@ import {
   BadAck,
   Permanent,
   Retryable,
+  MAX_JSON_DEPTH,
   REDRIVE_NOTE_MAX_LENGTH,
   VerqError,
   backoffDelay,
@@ -64,6 +65,28 @@ describe("canonicalJson", () => {
     expect(() => canonicalJson(cyclic)).toThrow(/cycle/);
     const shared = { x: 1 };
     expect(canonicalJson({ a: shared, b: shared })).toBe('{"a":{"x":1},"b":{"x":1}}');
+  });
+
+  /** `depth` containers around 0, alternating arrays and objects, built without recursion. */
+  function nested(depth: number): unknown {
+    let value: unknown = 0;
+    for (let d = 0; d < depth; d++) value = d % 2 === 0 ? [value] : { k: value };
+    return value;
+  }
+
+  it(`accepts nesting up to MAX_JSON_DEPTH (${MAX_JSON_DEPTH}) and refuses one level more with VERQ_INVALID_PAYLOAD`, () => {
+    expect(canonicalJson(nested(MAX_JSON_DEPTH))).toBe(JSON.stringify(nested(MAX_JSON_DEPTH)));
+    expect(() => canonicalJson({ a: nested(MAX_JSON_DEPTH - 1) })).not.toThrow();
+    expect(() => canonicalJson({ a: nested(MAX_JSON_DEPTH) })).toThrow(expect.objectContaining({ code: "VERQ_INVALID_PAYLOAD" }));
+    expect(() => canonicalJson({ a: nested(MAX_JSON_DEPTH) })).toThrow(`at most ${MAX_JSON_DEPTH} deep`);
+    expect(() => canonicalJson(nested(MAX_JSON_DEPTH + 1), "request")).toThrow(
+      "the request must be plain JSON nested at most 256 deep; found deeper nesting under $[0].k[0].k[0].k[0].k…",
+    );
+  });
+
+  it("refuses a value nested far deeper than any stack with the same error, never a stack overflow", () => {
+    const deep = JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`) as unknown;
+    expect(() => canonicalJson(deep)).toThrow(expect.objectContaining({ code: "VERQ_INVALID_PAYLOAD" }));
   });
 });
 

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { isIP } from "node:net";
 import { basename, dirname, resolve } from "node:path";
-import { MessageError, VerqError } from "@verq/core";
+import { MessageError, VerqError, canonicalJson } from "@verq/core";
 import type { StoredEvent, VerqStore } from "@verq/store";
 import { EXIT } from "./exit-codes.ts";
 import { FETCH_BAD_PORTS } from "./fetch-bad-ports.ts";
@@ -168,6 +168,22 @@ export function parseWholeNumber(
       `${what} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}; got ${quoted(text)}`,
     );
   }
+  return value;
+}
+
+/**
+ * Parses `--payload`: JSON that the queue takes as it is (plain JSON, nested at most
+ * `MAX_JSON_DEPTH` deep), checked before the store is opened. Anything else is
+ * `VERQ_INVALID_PAYLOAD` (exit 2); `example` shows a good one.
+ */
+export function parsePayloadOption(text: string, example: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch {
+    throw new VerqError("VERQ_INVALID_PAYLOAD", `--payload must be valid JSON, e.g. '${example}'`);
+  }
+  canonicalJson(value);
   return value;
 }
 

@@ -11,7 +11,16 @@ import {
 } from "@verq/core";
 import { JobQueue, MAX_PRUNE_BATCH, type VerqStore } from "@verq/store";
 import { clockFromEnv } from "./clock-from-env.ts";
-import { describeEvent, iso, parseChoice, parseDuration, parseWholeNumber, runCommand, withStore } from "./common.ts";
+import {
+  describeEvent,
+  iso,
+  parseChoice,
+  parseDuration,
+  parsePayloadOption,
+  parseWholeNumber,
+  runCommand,
+  withStore,
+} from "./common.ts";
 import { parsePriority, parseQueueName } from "./queue-options.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { DbOptions } from "./options.ts";
@@ -25,14 +34,6 @@ import { emit, type CliContext } from "./output.ts";
 /** Opens the store and a queue on it (with the clock of `VERQ_NOW_MS`), runs `work`, closes the store. */
 const withQueue = <T>(db: string, work: (queue: JobQueue, store: VerqStore) => Promise<T>): Promise<T> =>
   withStore(db, (store) => work(new JobQueue(store, { clock: clockFromEnv() }), store));
-
-function parsePayload(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new VerqError("VERQ_INVALID_PAYLOAD", "--payload must be valid JSON, e.g. '{\"quantity\": 7}'");
-  }
-}
 
 /** `--note` of redrive and cancel: a ticket id, checked before the store is opened (the queue checks it again). */
 function checkNote(note: string): void {
@@ -63,7 +64,7 @@ export const enqueue = (context: CliContext, o: EnqueueOptions): Promise<void> =
   runCommand(context, o, () => {
     const input = {
       id: checkIdentifier(o.id, "--id"),
-      payload: parsePayload(o.payload),
+      payload: parsePayloadOption(o.payload, '{"quantity": 7}'),
       maxAttempts: parseWholeNumber(o.maxAttempts, "--max-attempts", { min: 1, max: MAX_ATTEMPTS_LIMIT }),
       deadline: clockFromEnv().now() + parseDuration(o.deadline, "--deadline", { min: 1 }),
       ...(o.orderingKey === undefined

@@ -1,7 +1,7 @@
 import { VerqError, checkScheduleDefinition, isValidScheduleName, type Schedule } from "@verq/core";
 import { JobQueue, Schedules, type FiredSlot, type VerqStore } from "@verq/store";
 import { clockFromEnv } from "./clock-from-env.ts";
-import { iso, runCommand, withStore } from "./common.ts";
+import { iso, parsePayloadOption, runCommand, withStore } from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { DbOptions } from "./options.ts";
 import { emit, type CliContext } from "./output.ts";
@@ -32,14 +32,6 @@ const withSchedules = <T>(db: string, work: (schedules: Schedules, store: VerqSt
     const clock = clockFromEnv();
     return work(new Schedules(store, new JobQueue(store, { clock }), { clock }), store);
   });
-
-function parsePayload(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new VerqError("VERQ_INVALID_PAYLOAD", '--payload must be valid JSON, e.g. \'{"report": "sales"}\'');
-  }
-}
 
 function checkName(name: string): string {
   if (!isValidScheduleName(name)) {
@@ -74,7 +66,7 @@ const describeFired = (f: FiredSlot): string =>
 export const add = (context: CliContext, name: string, o: AddScheduleOptions): Promise<void> =>
   runCommand(context, o, () => {
     checkScheduleDefinition(name, o.cron, o.timezone, o.queue);
-    const payload = parsePayload(o.payload);
+    const payload = parsePayloadOption(o.payload, '{"report": "sales"}');
     return withSchedules(o.db, async (schedules) => {
       const { changed, schedule } = await schedules.schedule(name, {
         cron: o.cron,

@@ -1,4 +1,11 @@
-import { GUID_CODES, relayAnswer, type ChannelRequestProblem, type GuidState, type LedgerEntry } from "@verq/core";
+import {
+  GUID_CODES,
+  MAX_JSON_DEPTH,
+  relayAnswer,
+  type ChannelRequestProblem,
+  type GuidState,
+  type LedgerEntry,
+} from "@verq/core";
 
 /** What the relay answers the channel: an HTTP status and the exact body text. */
 export interface RelayReply {
@@ -48,7 +55,10 @@ export function payloadMismatchReply(entry: LedgerEntry): RelayReply {
 }
 
 const PROBLEMS: Record<ChannelRequestProblem, { code: string; message: string }> = {
-  "invalid-json": { code: "VERQ_INVALID_JSON", message: "the body must be UTF-8 JSON" },
+  "invalid-json": {
+    code: "VERQ_INVALID_JSON",
+    message: `the body must be UTF-8 JSON, with finite numbers, nested at most ${MAX_JSON_DEPTH} deep`,
+  },
   "not-an-object": { code: "VERQ_INVALID_BODY", message: "the body must be a JSON object with a guid" },
   "missing-guid": { code: "VERQ_MISSING_GUID", message: 'the body must carry the transfer\'s GUID as "guid"' },
   "invalid-guid": {
