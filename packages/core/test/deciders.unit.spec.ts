@@ -14,6 +14,7 @@ import {
   guidMachine,
   jobCommands,
   jobEvents,
+  jobMachine,
   messageMachine,
   newGuidEntry,
   newJob,
@@ -54,7 +55,8 @@ describe("the deciders' defaults", () => {
   });
 
   it("a command that no transition records anything for is refused as unhandled, with the command's type", () => {
-    const silent = { actions: { refuse: assign({}) } } as const;
+    // A variant whose refusals record nothing: typed loosely, as it fits every machine.
+    const silent = { actions: { refuse: assign({}) } } as never;
     const guid = createGuidDecider(guidMachine.provide(silent));
     expect(guid(entryIn("DONE"), guidCommands.send({ now: 2_000 }))).toEqual({
       accepted: false,
@@ -83,6 +85,8 @@ describe("the deciders' defaults", () => {
     expect(createActor(guidMachine, { input: entry }).getSnapshot().context).toEqual({ entry, emitted: [], refusal: null });
     const queue = newQueue("q");
     expect(createActor(queueMachine, { input: queue }).getSnapshot().context).toEqual({ queue, emitted: [], refusal: null });
+    const job = newJob("order-1");
+    expect(createActor(jobMachine, { input: job }).getSnapshot().context).toEqual({ job, emitted: [], refusal: null });
     const message = newMessage("m-1");
     expect(createActor(messageMachine, { input: message }).getSnapshot().context).toEqual({
       message,
@@ -116,6 +120,16 @@ describe("folds refuse a stream that does not start with its creation", () => {
       version: 2,
       updatedAt: 3,
     });
+  });
+
+  it("a claim over an expired lease records the lease taken away: its token, its owner, when", () => {
+    const first = createJobDecider()(pendingJob(), jobCommands.claim({ owner: "A", leaseMs: 100, now: 1_000 }));
+    if (!first.accepted) throw new Error("refused");
+    const second = createJobDecider()(first.after, jobCommands.claim({ owner: "B", leaseMs: 100, now: 1_100 }));
+    expect(second.accepted && second.events).toEqual([
+      jobEvents.leaseExpired({ token: 1, owner: "A", at: 1_100 }),
+      jobEvents.claimed({ token: 2, owner: "B", leaseUntil: 1_200, at: 1_100 }),
+    ]);
   });
 
   it("foldJob: null for no events, and a throw when the first is not the enqueue", () => {

@@ -70,9 +70,8 @@ const edge = (over: Partial<MachineGraphEdge>): MachineGraphEdge => ({
 });
 
 describe("the machine readers on a machine with every construct", () => {
-  const graph = machineGraph(sampleMachine);
-
   it("machineGraph reads each transition: own ones, then the root's fallbacks, then the eventless ones", () => {
+    const graph = machineGraph(sampleMachine);
     expect(graph).toMatchObject({ id: "2 odd-id", initial: "idle", states: ["idle", "busy", "done state"] });
     expect(
       graph.transitions.map((t) => [
@@ -99,20 +98,20 @@ describe("the machine readers on a machine with every construct", () => {
   });
 
   it("machineSource writes the module exactly: quoted keys and names, `{}` for an empty transition or state, an export name that is an identifier", () => {
-    expect(machineSource(graph)).toBe(SAMPLE_SOURCE);
+    expect(machineSource(machineGraph(sampleMachine))).toBe(SAMPLE_SOURCE);
   });
 
   it("machineSource leaves out the root's `on` when there are no fallbacks, and writes one transition of an event without a list", () => {
     const flat: MachineGraph = {
-      id: "tiny",
+      id: "tiny2",
       initial: "a",
       states: ["a", "b"],
       transitions: [edge({ target: "b", targeted: true, actions: ["x"] })],
     };
     expect(machineSource(flat).split("\n").slice(3)).toEqual([
       "",
-      "export const tinyMachine = createMachine({",
-      '  id: "tiny",',
+      "export const tiny2Machine = createMachine({",
+      '  id: "tiny2",',
       '  initial: "a",',
       "  states: {",
       "    a: {",
@@ -128,7 +127,7 @@ describe("the machine readers on a machine with every construct", () => {
   });
 
   it("machineMermaid draws every transition but the refusal, with [else] after a guarded one, and a valid id for every state", () => {
-    expect(machineMermaid(graph)).toBe(SAMPLE_MERMAID);
+    expect(machineMermaid(machineGraph(sampleMachine))).toBe(SAMPLE_MERMAID);
   });
 
   it("machineMermaid gives states whose sanitised ids collide distinct ids, and escapes a label's syntax characters", () => {
@@ -143,6 +142,9 @@ describe("the machine readers on a machine with every construct", () => {
         edge({ source: "a_b", target: "s_a_b", event: "go" }),
         edge({ source: "s_a_b", target: "a b", event: "come" }),
         edge({ source: "s_a_b", target: "a_b", event: "go" }),
+        edge({ source: "a-b", target: "a-b", event: "stay" }),
+        edge({ source: "a-b", target: "a b", event: "stay", guard: "h" }),
+        edge({ source: "a-b", target: "a_b", event: "stay" }),
       ],
     };
     expect(machineMermaid(odd)).toBe(
@@ -158,9 +160,19 @@ describe("the machine readers on a machine with every construct", () => {
         "  a_b --> s_a_b_3: go [else]",
         "  s_a_b_3 --> s_a_b: come",
         "  s_a_b_3 --> a_b: go",
+        "  s_a_b_2 --> s_a_b_2: stay",
+        "  s_a_b_2 --> s_a_b: stay [h]",
+        "  s_a_b_2 --> a_b: stay [else]",
         "",
       ].join("\n"),
     );
+  });
+});
+
+describe("machineGraph of a machine without states", () => {
+  it("throws: a flat machine has an initial state", () => {
+    const bare = setup({}).createMachine({ id: "bare" });
+    expect(() => machineGraph(bare)).toThrow(new Error("bare machine has no initial state"));
   });
 });
 
@@ -180,7 +192,6 @@ describe("guardName and action names of any shape", () => {
   });
 
   it("names function actions by their name or as inline, and a refuse without a string refusal by its type", () => {
-    const named = assign({ n: 1 });
     const machine = setup({ types: { context: {} as { n: number } } }).createMachine({
       id: "acts",
       context: { n: 0 },
@@ -196,7 +207,7 @@ describe("guardName and action names of any shape", () => {
                 { type: "other", params: { refusal: "x" } } as never,
               ],
             },
-            four: { actions: [named] },
+            four: { actions: [assign({ n: 1 })] },
           },
         },
       },

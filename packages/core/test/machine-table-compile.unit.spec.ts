@@ -90,7 +90,10 @@ describe("compileMachineTable, compiled in each test", () => {
           on: {
             go: [
               {
-                guard: and([{ type: "below", params: ({ event }) => ({ max: event.by }) }, "alias"]),
+                guard: and([
+                  { type: "below", params: ({ event }: { event: { by: number } }) => ({ max: event.by }) } as never,
+                  "alias",
+                ]),
                 target: "b",
                 actions: [{ type: "add", params: ({ event }) => ({ by: event.by }) }, "mark", assign({ tag: "inline" })],
               },
@@ -116,6 +119,50 @@ describe("compileMachineTable, compiled in each test", () => {
     const stepNeg = compileMachineTable<N, Ev>(negated);
     expect(stepNeg({ value: "a", context: { n: 0 } }, { type: "go" }).value).toBe("b");
     expect(stepNeg({ value: "a", context: { n: 1 } }, { type: "go" }).value).toBe("a");
+  });
+
+  it("resolves a named guard whose parameters are a function of the event, and a guard named after another", () => {
+    const machine = setup({
+      types: { context: {} as N, events: {} as { type: "go"; by: number } },
+      guards: {
+        below: ({ context }, params: { max: number }) => context.n < params.max,
+        positive: ({ event }) => event.by > 0,
+        alias: "positive" as never,
+      },
+    }).createMachine({
+      id: "named",
+      context: { n: 0 },
+      initial: "a",
+      states: {
+        a: {
+          on: {
+            go: [
+              { guard: { type: "below", params: ({ event }) => ({ max: event.by }) }, target: "b" },
+              { guard: "alias", target: "c" },
+            ],
+          },
+        },
+        b: {},
+        c: {},
+      },
+    });
+    const step = compileMachineTable<N, { type: "go"; by: number }>(machine);
+    expect(step({ value: "a", context: { n: 2 } }, { type: "go", by: 3 }).value).toBe("b");
+    expect(step({ value: "a", context: { n: 3 } }, { type: "go", by: 3 }).value).toBe("c");
+    expect(step({ value: "a", context: { n: 3 } }, { type: "go", by: -1 }).value).toBe("a");
+  });
+
+  it("stops at an enabled eventless transition that neither moves nor acts, as XState does", () => {
+    const idle = setup({ types: { context: {} as N } }).createMachine({
+      id: "idle",
+      context: { n: 0 },
+      initial: "a",
+      states: { a: { on: { go: "b" } }, b: { always: { guard: () => true } } },
+    });
+    expect(compileMachineTable<N, Ev>(idle)({ value: "a", context: { n: 0 } }, { type: "go" })).toEqual({
+      value: "b",
+      context: { n: 0 },
+    });
   });
 
   it("throws when eventless transitions loop, naming the machine and the state", () => {
@@ -159,7 +206,7 @@ describe("compileMachineTable, compiled in each test", () => {
     ],
     [
       "an invoked actor",
-      { initial: "a", states: { a: { invoke: { src: fromPromise(async () => 1) } } } },
+      { initial: "a", states: { a: { invoke: { src: fromPromise(() => Promise.resolve(1)) } } } },
       "odd machine: state a has invoked actors, which the transition table does not compile",
     ],
     [
