@@ -97,6 +97,26 @@ export interface PurgeResult {
   readonly kept: Readonly<Record<GuidState, number>>;
 }
 
+/** The blank entry a purge command is judged on before any stored entry (never written). */
+const PURGE_PROBE = "purge-probe";
+
+/**
+ * Asks the guid machine whether a purge with this retention may run at all (SPEC G7: the
+ * retention must be longer than the channel's resend window), judged on a blank entry before
+ * any store is read; throws `VERQ_PURGE_RETENTION_TOO_SHORT` when it may not. `GuidLedger.purge`
+ * asks it first; a caller may ask it before it opens a store, so that a refused purge opens
+ * (and creates) nothing, as the CLI does.
+ */
+export function checkPurgeRetention(
+  retentionMs: number,
+  resendWindowMs: number,
+  now: number,
+  decide: GuidDecider = decideGuid,
+): void {
+  const probe = decide(newGuidEntry(PURGE_PROBE), guidCommands.purge({ retentionMs, resendWindowMs, now }));
+  if (!probe.accepted && probe.refusal === "retention-too-short") throw retentionTooShort(retentionMs, resendWindowMs);
+}
+
 /**
  * The idempotency ledger of the GUID relay (SPEC G1–G8): one durable entry per GUID, each
  * change, its creation included, one command decided by the guid machine on the store's one
@@ -110,9 +130,6 @@ export interface PurgeResult {
  * const got = await ledger.receive({ guid, request, fingerprint, maxAttempts: 5 });
  * if (got.kind === "claimed") { const sent = await ledger.send(guid); … }
  */
-/** The blank entry a purge command is judged on before any stored entry (never written). */
-const PURGE_PROBE = "purge-probe";
-
 export class GuidLedger {
   readonly #store: VerqStore;
   readonly #clock: Clock;
@@ -251,11 +268,7 @@ export class GuidLedger {
     let cursor: LedgerCursor | null = null;
     // The machine judges the command before any entry: a retention that does not cover the
     // resend window is refused on an empty ledger too (SPEC G7; bad input gets an error).
-    const probe = this.#decide(
-      newGuidEntry(PURGE_PROBE),
-      guidCommands.purge({ retentionMs, resendWindowMs, now: this.#clock.now() }),
-    );
-    if (!probe.accepted && probe.refusal === "retention-too-short") throw retentionTooShort(retentionMs, resendWindowMs);
+    checkPurgeRetention(retentionMs, resendWindowMs, this.#clock.now(), this.#decide);
     for (;;) {
       const batch = await this.#store.transaction(async (trx) => {
         const command = guidCommands.purge({ retentionMs, resendWindowMs, now: this.#clock.now() });

@@ -34,6 +34,7 @@ export { VerqStore, openStore, type OpenStoreOptions, type SqliteStoreOptions } 
 export { ReceiptBook, type ReceiptResult, type ReceiverCounts } from "./receipt-book.ts";
 export {
   GuidLedger,
+  checkPurgeRetention,
   type ClaimInput,
   type GuidLedgerOptions,
   type LedgerChange,

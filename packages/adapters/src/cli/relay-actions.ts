@@ -1,5 +1,5 @@
 import { VerqError, isValidGuid, type LedgerEntry } from "@verq/core";
-import { GuidLedger, type StoredEvent, type VerqStore } from "@verq/store";
+import { GuidLedger, checkPurgeRetention, type StoredEvent, type VerqStore } from "@verq/store";
 import type { CoreClient } from "../relay/core-client.ts";
 import { RelayService } from "../relay/relay-service.ts";
 import { clockFromEnv } from "./clock-from-env.ts";
@@ -49,6 +49,9 @@ export const purge = (context: CliContext, o: PurgeOptions): Promise<void> =>
   runCommand(context, o, () => {
     const retentionMs = parseDuration(o.retention, "--retention");
     const resendWindowMs = parseDuration(o.resendWindow, "--resend-window");
+    // The machine's refusal of a retention that does not cover the window comes before the store
+    // is opened, so that it creates no database file.
+    checkPurgeRetention(retentionMs, resendWindowMs, clockFromEnv().now());
     return withRelay(o.db, NO_CORE, async (service) => {
       const result = await service.purge({ retentionMs, resendWindowMs });
       const kept = Object.entries(result.kept).filter(([, n]) => n > 0);

@@ -1,7 +1,9 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.ts";
 import type { CliIo } from "../../src/cli/output.ts";
-import { ENGINES, engineAvailable } from "@verq/testing";
+import { ENGINES, engineAvailable, tempDir } from "@verq/testing";
 import { startRelay, type RelayHarness } from "./support/relay-harness.ts";
 
 const MINUTE = 60_000;
@@ -130,3 +132,19 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe("verq relay purge refused by the machine", () => {
+  it("a retention that does not cover the resend window is exit 3 before the store is opened: a database that does not exist is not created", async () => {
+    const dir = tempDir("verq-purge-");
+    try {
+      const db = join(dir.path, "never.sqlite");
+      const refused = await verq("relay", "purge", "--db", db, "--retention", "1d", "--resend-window", "2d");
+      expect(refused.code).toBe(3);
+      expect(refused.err).toContain("verq: VERQ_PURGE_RETENTION_TOO_SHORT:");
+      expect(existsSync(db)).toBe(false);
+      expect(readdirSync(dir.path)).toEqual([]);
+    } finally {
+      dir.remove();
+    }
+  });
+});
