@@ -94,6 +94,16 @@ function parseBase(url: string): { origin: string; path: string } {
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new VerqError("VERQ_INVALID_ARGUMENT", "the core URL must start with http:// or https://");
   }
+  // The requests go to the origin and path alone: what else a URL carries would be dropped unseen.
+  if (parsed.username !== "" || parsed.password !== "") {
+    throw new VerqError("VERQ_INVALID_ARGUMENT", "the core URL cannot carry a user name or password: they would not be sent");
+  }
+  if (parsed.search !== "" || parsed.hash !== "") {
+    throw new VerqError(
+      "VERQ_INVALID_ARGUMENT",
+      "the core URL cannot carry a query or a fragment: the relay appends /transfer to its path",
+    );
+  }
   return { origin: parsed.origin, path: parsed.pathname.replace(/\/+$/, "") };
 }
 

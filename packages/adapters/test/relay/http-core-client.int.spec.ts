@@ -56,8 +56,15 @@ describe("the core client over fetch (DESIGN: sent without answer ≠ certainly 
     expect(await long.transfer("T-6", "{}")).toEqual({ kind: "answered", status: 200, body: null });
   });
 
-  it("refuses a core URL that is not http(s)", () => {
-    for (const url of ["not a url", "ftp://127.0.0.1/core"]) {
+  it("refuses a core URL that is not http(s), or that carries what the requests would drop: credentials, a query, a fragment", () => {
+    for (const url of [
+      "not a url",
+      "ftp://127.0.0.1/core",
+      "http://user:secret@127.0.0.1:8081/",
+      "http://user@127.0.0.1:8081/",
+      "http://127.0.0.1:8081/core?key=1",
+      "http://127.0.0.1:8081/core#top",
+    ]) {
       let error: unknown;
       try {
         createHttpCoreClient({ url });
