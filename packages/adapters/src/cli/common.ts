@@ -211,6 +211,10 @@ export function parseDuration(
   return value;
 }
 
+/** Parses `--request-timeout` (see `requestTimeoutOption`): a duration from 1s to 1h, in ms. */
+export const parseRequestTimeout = (text: string): number =>
+  parseDuration(text, "--request-timeout", { min: 1_000, max: 3_600_000 });
+
 /** Parses one of a fixed set of words (`--outcome ok|retry|permanent`); anything else is `VERQ_INVALID_ARGUMENT`. */
 export function parseChoice<T extends string>(text: string, what: string, choices: readonly T[]): T {
   if (!(choices as readonly string[]).includes(text)) throw invalid(`${what} must be ${choices.join(", ")}; got ${quoted(text)}`);

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { DashboardOptions } from "./dashboard-serve.ts";
-import { dbOption, logLevelOption } from "./options.ts";
+import { dbOption, logLevelOption, requestTimeoutOption } from "./options.ts";
 import type { CliContext } from "./output.ts";
 
 // Loaded when the command runs: the store, fastify and dagre.
@@ -15,6 +15,7 @@ export function registerDashboardCommands(program: Command, context: CliContext)
     .option("--port <n>", "TCP port (0 picks a free one)", "0")
     .option("--host <address>", "IP address to listen on", "127.0.0.1")
     .option("--files <root>", "a file queue whose folders the overview counts")
+    .addOption(requestTimeoutOption())
     .addOption(logLevelOption())
     .action(async (o: DashboardOptions) => (await server()).dashboard(context, o));
 }

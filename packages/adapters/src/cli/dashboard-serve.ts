@@ -3,12 +3,12 @@ import { VerqError } from "@verq/core";
 import { createDashboardServer } from "../dashboard/dashboard-server.ts";
 import { openQueue } from "../files/queue-dirs.ts";
 import { openLogger, parseLogLevel } from "./cli-logger.ts";
-import { parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
-import type { LogLevelOptions } from "./options.ts";
+import { parseRequestTimeout, parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
+import type { LogLevelOptions, RequestTimeoutOptions } from "./options.ts";
 import type { CliContext } from "./output.ts";
 
 /** The options of `verq dashboard`. */
-export interface DashboardOptions extends LogLevelOptions {
+export interface DashboardOptions extends LogLevelOptions, RequestTimeoutOptions {
   readonly db: string;
   readonly port: string;
   readonly host: string;
@@ -31,12 +31,13 @@ export const dashboard = (context: CliContext, o: DashboardOptions): Promise<voi
     const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
     const host = parseHost(o.host);
     const logLevel = parseLogLevel(o.logLevel);
+    const requestTimeout = parseRequestTimeout(o.requestTimeout);
     const filesRoot = o.files === undefined ? undefined : openQueue(o.files).root;
     return withStore(
       o.db,
       async (store) => {
         const logger = await openLogger(context, logLevel, "verq-dashboard");
-        const app = createDashboardServer({ store, logger, ...(filesRoot === undefined ? {} : { filesRoot }) });
+        const app = createDashboardServer({ store, logger, requestTimeout, ...(filesRoot === undefined ? {} : { filesRoot }) });
         const address = await app.listen({ port, host });
         context.io.out(`dashboard on ${address}/ (read-only; SIGINT or SIGTERM stops it)`);
         await untilStopSignal();

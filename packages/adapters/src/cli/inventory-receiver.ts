@@ -71,6 +71,8 @@ export interface InventoryReceiverOptions {
   readonly bodyLimit?: number;
   /** The receiver's and the requests' log lines (see `createReceiverServer`); none by default. */
   readonly logger?: FastifyBaseLogger;
+  /** The longest a client may take to send a request, in ms (see `EdgeServerOptions`): 30 s. */
+  readonly requestTimeout?: number;
 }
 
 /**
@@ -86,6 +88,7 @@ export async function createInventoryReceiver(options: InventoryReceiverOptions)
     effect: inventoryEffect(item),
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.requestTimeout === undefined ? {} : { requestTimeout: options.requestTimeout }),
   });
   app.get("/inventory", () => inventoryCounts(options.store, item));
   return app;

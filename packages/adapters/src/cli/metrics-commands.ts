@@ -1,6 +1,6 @@
 import { Option, type Command } from "commander";
 import type { MetricsServeOptions } from "./metrics-serve.ts";
-import { dbOption, jsonOption, logLevelOption } from "./options.ts";
+import { dbOption, jsonOption, logLevelOption, requestTimeoutOption } from "./options.ts";
 import type { CliContext } from "./output.ts";
 
 // Loaded when the command runs: the store, fastify and prom-client.
@@ -16,6 +16,7 @@ export function registerMetricsCommands(program: Command, context: CliContext): 
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option("--files <root>", "also count the files in inbox/, processing/ and error/ of this file queue")
     .addOption(jsonOption("print the address as JSON"))
+    .addOption(requestTimeoutOption())
     .addOption(logLevelOption())
     .action(async (o: MetricsServeOptions) => (await server()).serve(context, o));
 }

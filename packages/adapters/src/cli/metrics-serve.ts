@@ -4,12 +4,12 @@ import { createMetricsServer } from "../metrics/metrics-server.ts";
 import { registerVerqMetrics } from "../metrics/verq-metrics.ts";
 import { openLogger, parseLogLevel } from "./cli-logger.ts";
 import { clockFromEnv } from "./clock-from-env.ts";
-import { parseWholeNumber, runCommand, untilStopSignal, withStore, parseListenHost } from "./common.ts";
-import type { DbOptions, LogLevelOptions } from "./options.ts";
+import { parseListenHost, parseRequestTimeout, parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
+import type { DbOptions, LogLevelOptions, RequestTimeoutOptions } from "./options.ts";
 import { emit, type CliContext } from "./output.ts";
 
 /** The options of `verq metrics`. */
-export interface MetricsServeOptions extends DbOptions, LogLevelOptions {
+export interface MetricsServeOptions extends DbOptions, LogLevelOptions, RequestTimeoutOptions {
   readonly port: string;
   readonly host: string;
   readonly files?: string;
@@ -24,6 +24,7 @@ export const serve = (context: CliContext, o: MetricsServeOptions): Promise<void
     if (o.files !== undefined) openQueue(o.files);
     const clock = clockFromEnv();
     const logLevel = parseLogLevel(o.logLevel);
+    const requestTimeout = parseRequestTimeout(o.requestTimeout);
     // Read only: a SQLite file that does not exist is exit 4, and none is created.
     return withStore(
       o.db,
@@ -31,7 +32,7 @@ export const serve = (context: CliContext, o: MetricsServeOptions): Promise<void
         const registry = new Registry();
         registerVerqMetrics(registry, { store, clock, ...(o.files === undefined ? {} : { files: o.files }) });
         const logger = await openLogger(context, logLevel, "verq-metrics");
-        const app = createMetricsServer({ registry, logger });
+        const app = createMetricsServer({ registry, logger, requestTimeout });
         const address = await app.listen({ port, host });
         const url = `${address}/metrics`;
         emit(context.io, o.json === true, { status: "listening", url }, () => `metrics listening on ${url}`);

@@ -25,6 +25,23 @@ export function jsonOption(description = "print JSON"): Option {
   return new Option("--json", description);
 }
 
+/** The `--request-timeout` option as commander hands it to an action. */
+export interface RequestTimeoutOptions {
+  readonly requestTimeout: string;
+}
+
+/**
+ * The `--request-timeout <duration>` option of the commands that serve HTTP: the longest a client
+ * may take to send a whole request (headers and body) before it gets 408 `VERQ_REQUEST_TIMEOUT`
+ * and its connection is closed; 30s by default, from 1s to 1h. Checked with
+ * `parseRequestTimeout` before anything is opened.
+ */
+export function requestTimeoutOption(): Option {
+  return new Option("--request-timeout <duration>", "the longest a client may take to send a request (408 after it)").default(
+    "30s",
+  );
+}
+
 /** The `--log-level` option as commander hands it to an action. */
 export interface LogLevelOptions {
   readonly logLevel: string;

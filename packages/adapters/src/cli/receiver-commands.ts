@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { dbOption, logLevelOption } from "./options.ts";
+import { dbOption, logLevelOption, requestTimeoutOption } from "./options.ts";
 import type { CliContext } from "./output.ts";
 import type { ReceiverServeOptions } from "./receiver-serve.ts";
 
@@ -15,6 +15,7 @@ export function registerReceiverCommands(program: Command, context: CliContext):
     .addOption(dbOption())
     .option("--port <n>", "TCP port (0 picks a free one)", "0")
     .option("--host <host>", "address to listen on", "127.0.0.1")
+    .addOption(requestTimeoutOption())
     .addOption(logLevelOption())
     .action(async (o: ReceiverServeOptions) => (await server()).serve(context, o));
 }

@@ -1,11 +1,11 @@
 import { openLogger, parseLogLevel } from "./cli-logger.ts";
-import { parseWholeNumber, runCommand, untilStopSignal, withStore, parseListenHost } from "./common.ts";
+import { parseListenHost, parseRequestTimeout, parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
 import { createInventoryReceiver } from "./inventory-receiver.ts";
-import type { LogLevelOptions } from "./options.ts";
+import type { LogLevelOptions, RequestTimeoutOptions } from "./options.ts";
 import type { CliContext } from "./output.ts";
 
 /** The options of `verq receiver serve`. */
-export interface ReceiverServeOptions extends LogLevelOptions {
+export interface ReceiverServeOptions extends LogLevelOptions, RequestTimeoutOptions {
   readonly db: string;
   readonly port: string;
   readonly host: string;
@@ -18,9 +18,10 @@ export const serve = (context: CliContext, o: ReceiverServeOptions): Promise<voi
     const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
     const host = parseListenHost(o.host);
     const logLevel = parseLogLevel(o.logLevel);
+    const requestTimeout = parseRequestTimeout(o.requestTimeout);
     return withStore(o.db, async (store) => {
       const logger = await openLogger(context, logLevel, "verq-receiver");
-      const app = await createInventoryReceiver({ store, logger });
+      const app = await createInventoryReceiver({ store, logger, requestTimeout });
       const address = await app.listen({ port, host });
       context.io.out(`receiver listening on ${address}`);
       await untilStopSignal();

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { dbOption, jsonOption, logLevelOption, type DbOptions } from "./options.ts";
+import { dbOption, jsonOption, logLevelOption, requestTimeoutOption, type DbOptions } from "./options.ts";
 import type { CliContext } from "./output.ts";
 import type { PurgeOptions } from "./relay-actions.ts";
 import type { ReprocessOptions, ResolveOptions } from "./relay-core-actions.ts";
@@ -48,6 +48,7 @@ export function registerRelayCommands(program: Command, context: CliContext): vo
       "1m",
     )
     .option("--max-attempts <n>", "how many times a GUID may be sent in all, channel resends of a FAILED entry included", "5")
+    .addOption(requestTimeoutOption())
     .addOption(logLevelOption())
     .addOption(jsonOption("print JSON lines"))
     .action(async (o: ServeOptions) => (await server()).serve(context, o));

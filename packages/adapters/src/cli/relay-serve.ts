@@ -5,14 +5,22 @@ import { createRelayServer } from "../relay/relay-server.ts";
 import { RelayService } from "../relay/relay-service.ts";
 import { openLogger, parseLogLevel } from "./cli-logger.ts";
 import { clockFromEnv } from "./clock-from-env.ts";
-import { parseDuration, parseWholeNumber, runCommand, untilStopSignal, withStore, parseListenHost } from "./common.ts";
-import type { LogLevelOptions } from "./options.ts";
+import {
+  parseDuration,
+  parseListenHost,
+  parseRequestTimeout,
+  parseWholeNumber,
+  runCommand,
+  untilStopSignal,
+  withStore,
+} from "./common.ts";
+import type { LogLevelOptions, RequestTimeoutOptions } from "./options.ts";
 import { emit, reportError, type CliContext } from "./output.ts";
 import { list } from "./relay-actions.ts";
 import type { CoreOptions } from "./relay-core-actions.ts";
 
 /** The options of `verq relay serve`. */
-export interface ServeOptions extends CoreOptions, LogLevelOptions {
+export interface ServeOptions extends CoreOptions, LogLevelOptions, RequestTimeoutOptions {
   readonly port: string;
   readonly host: string;
   readonly recoverAfter: string;
@@ -39,6 +47,7 @@ export const serve = (context: CliContext, o: ServeOptions): Promise<void> =>
     }
     const maxAttempts = parseWholeNumber(o.maxAttempts, "--max-attempts", { min: 1 });
     const logLevel = parseLogLevel(o.logLevel);
+    const requestTimeout = parseRequestTimeout(o.requestTimeout);
     const core = createHttpCoreClient({ url: o.core, timeoutMs });
     return withStore(o.db, async (store) => {
       const logger = await openLogger(context, logLevel, "verq-relay");
@@ -57,7 +66,7 @@ export const serve = (context: CliContext, o: ServeOptions): Promise<void> =>
         }
       };
       await sweep();
-      const app = createRelayServer({ relay: service, logger });
+      const app = createRelayServer({ relay: service, logger, requestTimeout });
       const address = await app.listen({ port, host });
       emit(io, json, { listening: address }, () => `relay listening on ${address}`);
       const timer = setInterval(

@@ -1,4 +1,5 @@
 import { ENGINES, createTestDatabase, engineAvailable, runVerq, startReceiver } from "@verq/testing";
+import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { leftBehind } from "../support/left-behind.ts";
 
@@ -13,6 +14,30 @@ describe("verq receiver serve", () => {
     const run = await runVerq(["receiver", "serve", "--port", "0"]);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("--db");
+  });
+
+  it("--request-timeout: a client that stops half-way through its headers gets 408 VERQ_REQUEST_TIMEOUT after it, not after the default 30 s; out of 1s..1h is exit 2", async () => {
+    const database = await createTestDatabase("sqlite", "receiver.sqlite");
+    cleanups.push(() => database.dispose());
+    for (const bad of ["500ms", "2h"]) {
+      const run = await runVerq(["receiver", "serve", "--db", database.db, "--port", "0", "--request-timeout", bad]);
+      expect([run.status, run.stderr]).toEqual([2, expect.stringContaining("VERQ_INVALID_ARGUMENT: --request-timeout")]);
+    }
+    const receiver = await startReceiver(database.db, ["--request-timeout", "1s"]);
+    cleanups.push(() => receiver.stop());
+    const { port } = new URL(receiver.url);
+    const started = Date.now();
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1", () => socket.write("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
+      let text = "";
+      socket.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+      socket.setTimeout(20_000, () => socket.destroy(new Error("no answer within 20 s")));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toContain('"code":"VERQ_REQUEST_TIMEOUT"');
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 });
 

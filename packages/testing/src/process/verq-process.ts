@@ -63,11 +63,11 @@ export interface RunningReceiver {
 
 /**
  * Starts `verq receiver serve --port 0` on `db` (what `--db` takes: a SQLite file or a
- * PostgreSQL URL) and resolves once it prints its address (the URL ends with `/`); rejects if it
+ * PostgreSQL URL), with `args` after those, and resolves once it prints its address (the URL ends with `/`); rejects if it
  * exits first or is not listening within 30 s.
  */
-export async function startReceiver(db: string): Promise<RunningReceiver> {
-  const child = spawnVerq(["receiver", "serve", "--db", db, "--port", "0"]);
+export async function startReceiver(db: string, args: readonly string[] = []): Promise<RunningReceiver> {
+  const child = spawnVerq(["receiver", "serve", "--db", db, "--port", "0", ...args]);
   const url = await new Promise<string>((resolvePromise, reject) => {
     let seen = "";
     const timer = setTimeout(() => reject(new Error(`receiver did not start: ${seen}`)), 30_000);

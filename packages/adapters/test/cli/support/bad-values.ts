@@ -76,6 +76,7 @@ export const OPTION_KINDS: Record<string, BadKind> = {
   "--host": "host",
   "--core": "core",
   "--core-timeout": "duration",
+  "--request-timeout": "duration",
   "--recover-after": "duration",
   "--min-age": "duration",
   "--retention": "duration",
