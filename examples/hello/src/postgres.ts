@@ -2,7 +2,7 @@
 import { JobQueue, JobWorker, openStore } from "@verq/store";
 
 type Tables = { signups: { id: string; email: string } };
-const [url = "postgres://postgres@127.0.0.1:5432/test", id = "user-1", email = "ada@example.com"] = process.argv.slice(2);
+const [url = "postgres://127.0.0.1:5432/hello", id = "user-1", email = "ada@example.com"] = process.argv.slice(2);
 
 const store = await openStore({ url, poolSize: 4 }); // creates verq's tables on first open; any number of hosts
 const queue = new JobQueue(store);
