@@ -2,8 +2,8 @@
  * What one machine decision costs: the job decider over its compiled transition table (what the
  * store runs) against the same decider through XState's interpreter (`resolveState` and the
  * machine's own `transition` with one inert scope), in the same run, for the three decisions of
- * a job's life (enqueue from the blank job, claim, finish ok). Backs the README's figures for
- * the one command path.
+ * a job's life (enqueue from the blank job, claim, finish ok). Backs the figures for the one
+ * command path in docs/performance.md.
  *
  *   npx -y pnpm@10 --filter @verq/bench decider
  */

@@ -1,6 +1,6 @@
 /**
  * The job figures of one checkout against another's, each in a process of its own on a fresh
- * file, the two interleaved round by round: how the A/B comparisons in the README (a commit
+ * file, the two interleaved round by round: how the A/B comparisons in docs/performance.md (a commit
  * against the one before the command path) were made. `--tree` names the other checkout (its
  * dependencies installed); each process prints one line, and the summary gives the median, min
  * and max jobs/s of each.

@@ -3,7 +3,7 @@
  * sequence for one lifecycle (enqueue, claim, finish) replayed with raw better-sqlite3, no
  * Kysely, no machine, on verq's schema and on variants that each leave one part out, next to the
  * raw baseline's minimal job table (bench/src/scenarios/raw-sqlite.ts). Two shapes: each step its
- * own commit (figure 2a's), and 100 jobs per step and commit (2b's). Backs the README's "Where
+ * own commit (figure 2a's), and 100 jobs per step and commit (2b's). Backs docs/performance.md's "Where
  * the time goes" and the choice of migration 005 (positions without AUTOINCREMENT).
  *
  *   npx tsx bench/schema-cost/measure.ts [--rounds 3]

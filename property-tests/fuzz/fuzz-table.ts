@@ -12,7 +12,7 @@ export interface FuzzRow {
 
 const HEADER = ["property", "engine", "seed", "runs", "time", "outcome"] as const;
 
-/** `rows` as a Markdown table (it goes into the README as printed), numbers right-aligned. */
+/** `rows` as a Markdown table (it goes into docs/testing.md as printed), numbers right-aligned. */
 export function formatFuzzTable(rows: readonly FuzzRow[]): string {
   const cells = rows.map((r) => [
     r.property,

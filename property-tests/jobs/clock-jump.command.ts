@@ -12,7 +12,7 @@ const HOUR = 3_600_000;
 
 /**
  * A clock fault: the wall clock is stepped backwards or forwards, by milliseconds (across lease
- * boundaries), seconds or hours, as NTP or an operator may step it. The documented rule (README
+ * boundaries), seconds or hours, as NTP or an operator may step it. The documented rule (docs/operations.md,
  * "Clock jumps"): a jump writes nothing, and every lease end, due time and deadline stays the
  * absolute instant it was, judged against the new `now` at the next decision. So a backwards
  * jump makes leases and backoffs last longer by the jump, never shorter (a lease that had run

@@ -7,7 +7,7 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
  * process, though not across a power loss (SPEC J9).
  */
 export interface SqliteOptions {
-  /** `wal` (default, chosen by measurement: see the README) or the rollback journal `delete`. */
+  /** `wal` (default, chosen by measurement: see docs/operations.md#journal-mode) or the rollback journal `delete`. */
   readonly journalMode?: "wal" | "delete";
   /** `normal` (default with WAL: durable across process crashes) or `full` (also across power loss). */
   readonly synchronous?: "normal" | "full";
