@@ -16,6 +16,8 @@ type WorkerLine =
 const JOBS = 300;
 const LEASE_MS = 4;
 const IDLE_MS = 400;
+// Generous: loading processes on two cores shared with other work can take many seconds.
+const BARRIER_MS = 60_000;
 const OWNERS = ["worker-a", "worker-b"] as const;
 /** Worker `i` takes the handover job of the next worker over: a ring, so every job changes process. */
 const takesOverFrom = (i: number): string => OWNERS[(i + 1) % OWNERS.length]!;
@@ -58,10 +60,10 @@ describe("J3 claim across processes: two OS processes, one SQLite file", () => {
       // Each step is opened for both processes at once: both are loaded before either claims,
       // both hold a claim before either finishes, and each has taken the other's job over before
       // either finishes with its old token. The scheduler cannot change that order.
-      await openBarrier(children, "ready");
+      await openBarrier(children, "ready", { timeoutMs: BARRIER_MS });
       const started = Date.now();
-      await openBarrier(children, "claimed");
-      await openBarrier(children, "took", { last: true });
+      await openBarrier(children, "claimed", { timeoutMs: BARRIER_MS });
+      await openBarrier(children, "took", { timeoutMs: BARRIER_MS, last: true });
       // Generous: two cores shared with other work can make a run take several times its usual second.
       const codes = await Promise.all(children.map((c) => c.exited(60_000)));
       const seconds = (Date.now() - started) / 1000;
@@ -153,7 +155,7 @@ describe("J3 claim across processes: two OS processes, one SQLite file", () => {
         await store.close();
       }
     },
-    90_000,
+    180_000,
   );
 
   // Regression: Kysely's Migrator on SQLite ran migrations with no transaction and no lock, so
