@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readJsonLines } from "./helpers/read-jsonl.ts";
 import { helperScript, runTsChild } from "./helpers/run-ts-child.ts";
 import { projectionRows } from "./helpers/snapshot.ts";
+import { openBarrier } from "./helpers/stdin-barrier.ts";
 import { makeTempDir, type TempDir } from "./helpers/temp-dir.ts";
 
 /** What `claim-worker.ts` writes per claim and per finish. */
@@ -17,7 +18,11 @@ const JOBS = 200;
 // Short enough that leases run out under four processes on two cores, so jobs change hands.
 const LEASE_MS = 10;
 const IDLE_MS = 500;
+// Generous: loading four processes on two cores shared with other work can take many seconds.
+const BARRIER_MS = 60_000;
 const OWNERS = ["worker-a", "worker-b", "worker-c", "worker-d"] as const;
+/** Worker `i` takes the handover job of the next worker over: a ring, so every job changes process. */
+const takesOverFrom = (i: number): string => OWNERS[(i + 1) % OWNERS.length]!;
 
 let tmp: TempDir | undefined;
 let database: TestDatabase | undefined;
@@ -31,7 +36,7 @@ afterEach(async () => {
 describe.skipIf(!(await engineAvailable("postgres")))(
   "J3 claim across processes: four OS processes, one PostgreSQL schema",
   () => {
-    it("no (job, token) handed out twice, tokens per job 1..max without gaps, all four processes work, every job done once", async () => {
+    it("no (job, token) handed out twice, tokens per job 1..max without gaps, each process takes a job over from another, every job done once", async () => {
       database = await createTestDatabase("postgres");
       tmp = makeTempDir("multi-process-postgres");
       const setup = await database.open();
@@ -44,6 +49,8 @@ describe.skipIf(!(await engineAvailable("postgres")))(
           maxAttempts: 1_000,
         }));
         await queue.enqueueMany(batch);
+        // One job per process in a queue of its own, for the handover (claim-worker.ts).
+        await queue.enqueueMany(OWNERS.map((owner) => ({ id: `handover-${owner}`, payload: {}, queue: `handover-${owner}` })));
       } finally {
         await setup.close();
       }
@@ -59,16 +66,22 @@ describe.skipIf(!(await engineAvailable("postgres")))(
           String(IDLE_MS),
           "wal",
           "0",
+          takesOverFrom(i),
         ]),
       );
-      // Start the four loops together, so none drains the queue while the others are still loading.
-      await Promise.all(children.map((c) => c.waitForLine((l) => l === "ready", 30_000)));
+      // Each step is opened for the four processes at once: all are loaded before any claims, all
+      // hold a claim before any finishes, and each has taken its neighbour's job over before any
+      // finishes with its old token. The scheduler cannot change that order.
+      await openBarrier(children, "ready", { timeoutMs: BARRIER_MS });
       const started = Date.now();
-      for (const c of children) c.process.stdin.end("go\n");
-      const codes = await Promise.all(children.map((c) => c.exited(45_000)));
+      await openBarrier(children, "claimed", { timeoutMs: BARRIER_MS });
+      await openBarrier(children, "took", { timeoutMs: BARRIER_MS, last: true });
+      const codes = await Promise.all(children.map((c) => c.exited(60_000)));
       const seconds = (Date.now() - started) / 1000;
       const diagnostics = children.map((c, i) => `${OWNERS[i]}: ${c.stdout().trim()} ${c.stderr().trim()}`).join("\n");
+      // Every process finished cleanly: exit 0 after its summary line.
       expect(codes, diagnostics).toEqual([0, 0, 0, 0]);
+      for (const c of children) expect(c.stdout(), diagnostics).toMatch(/^done \{.*\}$/m);
 
       const lines = files.flatMap((file) => readJsonLines<WorkerLine>(file));
       const claims = lines.filter((l) => l.kind === "claim");
@@ -88,18 +101,32 @@ describe.skipIf(!(await engineAvailable("postgres")))(
       // Per job, the tokens handed out are exactly 1..max: each claim added exactly 1.
       const tokensByJob = new Map<string, number[]>();
       for (const c of claims) tokensByJob.set(c.id, [...(tokensByJob.get(c.id) ?? []), c.token]);
-      expect(tokensByJob.size).toBe(JOBS);
+      expect(tokensByJob.size).toBe(JOBS + OWNERS.length);
       for (const [id, tokens] of tokensByJob) {
         const sorted = [...tokens].sort((a, b) => a - b);
         expect(sorted, id).toEqual(sorted.map((_, i) => i + 1));
       }
 
-      // Every process got work, expired leases were reclaimed, and jobs moved between processes.
-      for (const owner of OWNERS) expect(claimsBy[owner], diagnostics).toBeGreaterThan(0);
-      expect(Math.max(...claims.map((c) => c.token))).toBeGreaterThan(1);
-      const ownersByJob = new Map<string, Set<string>>();
-      for (const c of claims) ownersByJob.set(c.id, (ownersByJob.get(c.id) ?? new Set()).add(c.owner));
-      expect([...ownersByJob.values()].filter((owners) => owners.size > 1).length).toBeGreaterThan(0);
+      // The handover: each job went from its holder (token 1) to another process (token 2),
+      // whose finish was accepted, while the holder's finish with the old token was refused.
+      OWNERS.forEach((owner, i) => {
+        const taker = OWNERS[(i + OWNERS.length - 1) % OWNERS.length]!;
+        const id = `handover-${owner}`;
+        expect(
+          claims
+            .filter((c) => c.id === id)
+            .map((c) => `${c.token}@${c.owner}`)
+            .sort(),
+          id,
+        ).toEqual([`1@${owner}`, `2@${taker}`]);
+        expect(
+          finishes
+            .filter((f) => f.id === id)
+            .map((f) => `${f.token}:${f.accepted}`)
+            .sort(),
+          id,
+        ).toEqual(["1:false", "2:true"]);
+      });
 
       const store: VerqStore = await database.open();
       try {
@@ -129,8 +156,8 @@ describe.skipIf(!(await engineAvailable("postgres")))(
           expect(oks, id).toEqual([job?.token]);
         }
         const stats = await check.stats();
-        expect(stats.byState.done).toBe(JOBS);
-        expect(stats.leaseExpiries).toBeGreaterThan(0);
+        expect(stats.byState.done).toBe(JOBS + OWNERS.length);
+        expect(stats.leaseExpiries).toBeGreaterThanOrEqual(OWNERS.length);
         expect(stats.staleFinishesRefused).toBe(finishes.filter((f) => !f.accepted).length);
 
         // The log four processes interleaved folds back to the same projections.
@@ -140,6 +167,6 @@ describe.skipIf(!(await engineAvailable("postgres")))(
       } finally {
         await store.close();
       }
-    }, 60_000);
+    }, 180_000);
   },
 );

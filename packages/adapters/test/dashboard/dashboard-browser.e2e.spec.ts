@@ -1,15 +1,15 @@
-import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { machineGraph, VERQ_MACHINES, type VerqMachineName } from "@verq/core";
 import { createTestDatabase, type TestDatabase } from "@verq/testing";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findChromium } from "./support/find-chromium.ts";
 import { SCRIPT_ID, SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
 import { startDashboard, type RunningDashboard } from "./support/start-dashboard.ts";
 
 /*
- * O1: the dashboard in a real headless Chromium (Debian's `chromium`, driven by playwright-core),
+ * O1: the dashboard in a real headless Chromium (the one inside the @sparticuz/chromium devDependency,
+ * or VERQ_CHROMIUM; driven by playwright-core),
  * served by the real `verq dashboard` process on a seeded SQLite file. Every request that is not
  * to 127.0.0.1 is blocked and recorded: the page must load without any. With VERQ_SCREENSHOT=1
  * the overview is saved to docs/dashboard.png.
@@ -17,25 +17,13 @@ import { startDashboard, type RunningDashboard } from "./support/start-dashboard
 
 const SCREENSHOT = fileURLToPath(new URL("../../../../docs/dashboard.png", import.meta.url));
 
-/** The Chromium binary: `VERQ_CHROMIUM`, else `chromium` on the PATH. Missing is a failure, never a skip. */
-function chromiumPath(): string {
-  const fromEnv = process.env.VERQ_CHROMIUM;
-  if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
-  try {
-    const found = execFileSync("which", ["chromium"], { encoding: "utf8" }).trim();
-    if (found !== "" && existsSync(found)) return found;
-  } catch {
-    // reported below
-  }
-  throw new Error("no Chromium found: install Debian's chromium package (apt-get install -y chromium) or set VERQ_CHROMIUM");
-}
-
 let database: TestDatabase;
 let dashboard: RunningDashboard;
 let browser: Browser;
 
 beforeAll(async () => {
-  const executablePath = chromiumPath();
+  // A missing browser fails here with what to do: the test is required, never skipped.
+  const executablePath = await findChromium();
   database = await createTestDatabase("sqlite", "dashboard.sqlite");
   const store = await database.open();
   try {
