@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from "kysely";
-import type { BatchColumnType, Statements } from "../dialect/statements.ts";
+import type { BatchColumnType } from "../dialect/statements.ts";
 import type { StoreDialect } from "../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../schema.ts";
 import { readRows } from "./readRows.ts";
@@ -13,7 +13,7 @@ const ROWS_PER_STATEMENT = 500;
 /**
  * The statements of a batch: `before + (values (…), (…)) + after` over `rows`, whose columns have
  * the SQL `types`, at most 500 rows per statement (fewer if the dialect binds fewer parameters).
- * The VALUES list comes from the dialect ({@link Statements.batchValues}), so one text serves
+ * The VALUES list comes from the dialect (`dialect.statements.batchValues`), so one text serves
  * both engines; the values are bound, never spliced in.
  *
  * Batches are the hot path (claims, finishes and enqueues of many jobs): building one Kysely

@@ -19,7 +19,7 @@ const sqlite: DialectEngine = {
     const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(store.db);
     await sql.raw(`pragma max_page_count = ${Number(rows[0]?.page_count) + 4}`).execute(store.db);
   },
-  async damage(database: TestDatabase) {
+  damage(database: TestDatabase) {
     const fd = fs.openSync(database.db, "r+");
     try {
       const pages = fs.fstatSync(fd).size / PAGE;
@@ -27,6 +27,7 @@ const sqlite: DialectEngine = {
     } finally {
       fs.closeSync(fd);
     }
+    return Promise.resolve();
   },
 };
 

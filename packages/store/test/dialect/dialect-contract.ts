@@ -290,7 +290,7 @@ export function dialectContract(engine: DialectEngine): void {
     const failures = (await Promise.all([failureOf(first), failureOf(second)])).filter((e) => e !== undefined);
     expect(failures).toHaveLength(1);
     for (const error of failures) {
-      expect(dialectOf(one).errors.isBusy(error), String(error)).toBe(true);
+      expect(dialectOf(one).errors.isBusy(error), (error as Error).message).toBe(true);
       expect(dialectOf(one).errors.isUniqueViolation(error)).toBe(false);
       expect(dialectOf(one).errors.storeError(error)).toBeUndefined();
     }
@@ -374,7 +374,7 @@ export function dialectContract(engine: DialectEngine): void {
     await inserted.promise;
     // A later writer commits meanwhile, where the engine lets two writers run at once.
     const later = await failureOf(insertEvent(untyped(reader), "later"));
-    if (later !== undefined && !errors.isBusy(later)) throw later;
+    if (later !== undefined && !errors.isBusy(later)) throw new Error("the later writer failed", { cause: later });
 
     const mark = await positions.markPositions(reader.db);
     const settledInFlight = await positions.positionsSettled(reader.db, mark);
@@ -452,12 +452,12 @@ export function dialectContract(engine: DialectEngine): void {
 
   it("migrations: first opens of one fresh database at once take turns, and each migration runs once", async () => {
     const database = await fresh();
-    const opened = await Promise.all([openOn(database), openOn(database)]);
-    const { rows } = await sql<{ name: string }>`select name from verq_migrations order by name`.execute(opened[0]!.db);
+    const [first] = await Promise.all([openOn(database), openOn(database)]);
+    const { rows } = await sql<{ name: string }>`select name from verq_migrations order by name`.execute(first.db);
     const names = rows.map((row) => row.name);
     expect(new Set(names).size).toBe(names.length);
     expect(names).toContain("010-subscriptions");
-    const schema = await dialectOf(opened[0]!).migrations.migrationSchema(opened[0]!.db);
+    const schema = await dialectOf(first).migrations.migrationSchema(first.db);
     expect(schema === undefined || schema === database.schema).toBe(true);
   });
 }

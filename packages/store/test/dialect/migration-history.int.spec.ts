@@ -19,7 +19,7 @@ const fixture = <T>(name: string): T => JSON.parse(fs.readFileSync(new URL(`./fi
 const dumpOf = (engine: string, store: VerqStore): Promise<SchemaDump> =>
   engine === "sqlite" ? dumpSqliteSchema(store.db) : dumpPostgresSchema(store.db);
 
-let opened: { store?: VerqStore; database: TestDatabase }[] = [];
+const opened: { store?: VerqStore; database: TestDatabase }[] = [];
 afterEach(async () => {
   for (const { store, database } of opened.splice(0).reverse()) {
     await store?.close();

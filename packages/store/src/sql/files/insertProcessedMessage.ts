@@ -1,5 +1,4 @@
 import type { Kysely } from "kysely";
-import type { Statements } from "../../dialect/statements.ts";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
 import { messageDb, type ProcessedTable } from "./messageTables.ts";
@@ -10,7 +9,7 @@ import { messageDb, type ProcessedTable } from "./messageTables.ts";
  * preceding lookup, decides what is a duplicate, so two consumers racing with one key cannot
  * both record it. Any other error propagates.
  *
- * The insert runs {@link Statements.isolated}, so that the transaction goes on after a refusal
+ * The insert runs `dialect.statements.isolated`, so that the transaction goes on after a refusal
  * on every engine.
  */
 export async function insertProcessedMessage(
