@@ -117,8 +117,9 @@ export async function createRelayWorld(
     const base = await database.open();
     // Every statement a round trip through the scheduler, on both engines: without SQLite's hot
     // path, whose synchronous statements the plugin would not see (one seed, one interleaving).
-    const { hotPath: _synchronous, ...roundTrips } = base.dialect;
-    const store = new VerqStore(base.db.withPlugin(scheduledLatency(s)), roundTrips, base.path, base.wakeups);
+    const { hotPath: _synchronous, ...statements } = base.dialect.statements;
+    const roundTrips = { ...base.dialect, statements };
+    const store = new VerqStore(base.db.withPlugin(scheduledLatency(s)), roundTrips, base.path);
     const options = withGuidSeams({ clock }, { decider: variant.decider, claimer: variant.claimer });
     const ledger = new BoundaryLedger(store, options, boundary);
     const relay = new RelayService({ ledger, core: boundaryCore(core, boundary), maxAttempts: MAX_ATTEMPTS });

@@ -1,7 +1,15 @@
 export type { SqliteOptions } from "./dialect/sqlite-options.ts";
 export type { PostgresOptions } from "./dialect/postgres-options.ts";
 export { isPostgresUrl } from "./dialect/postgres-url.ts";
-export type { BatchColumnType, PositionMark, StoreDialect } from "./dialect/store-dialect.ts";
+export type { StoreDialect } from "./dialect/store-dialect.ts";
+export type { BatchColumnType, Statements } from "./dialect/statements.ts";
+export type { HotPath } from "./dialect/hot-path.ts";
+export type { ErrorClassifier } from "./dialect/error-classifier.ts";
+export type { EventPositions, PositionMark } from "./dialect/event-positions.ts";
+export type { Maintenance } from "./dialect/maintenance.ts";
+export type { MigrationSupport } from "./dialect/migration-support.ts";
+export type { WakeupTopic, Wakeups } from "./dialect/wakeups.ts";
+export type { InitialPart, MigrationParts, MigrationStep } from "./migrations/migration-parts.ts";
 export {
   JobQueue,
   MAX_BATCH_SIZE,

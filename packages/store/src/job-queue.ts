@@ -373,7 +373,7 @@ export class JobQueue {
    * enqueues are seen at the next poll.
    */
   onEnqueued(listener: () => void): () => void {
-    return this.#store.wakeups.subscribe("jobs", listener);
+    return this.#store.dialect.wakeups.subscribe("jobs", listener);
   }
 
   /** Checks one enqueue input and builds its command; throws before anything is written. */
@@ -585,7 +585,7 @@ export class JobQueue {
     if (options?.deadline !== undefined) checkTime(options.deadline, "the deadline");
     return this.#store.transaction(async (trx) => {
       // Redrives take turns, so that the count of recent ones below is the count the limit judges.
-      await this.#store.dialect.exclusive(trx, "job.redrive");
+      await this.#store.dialect.statements.exclusive(trx, "job.redrive");
       const now = this.#clock.now();
       const command = jobCommands.redrive({
         note: options.note,
@@ -734,7 +734,7 @@ export class JobQueue {
     const name = checkQueueName(queue);
     const maxLeased = checkQueueLimit(options?.maxLeased);
     return this.#store.transaction(async (trx) => {
-      await this.#store.dialect.exclusive(trx, queueTopic(name));
+      await this.#store.dialect.statements.exclusive(trx, queueTopic(name));
       const current = await queueStream.load(trx, [name]);
       const command = queueCommands.setLimit({ maxLeased, now: this.#clock.now() });
       const { decided, changes } = decideMany(current, decideQueue, [{ id: name, commands: [command] }], newQueue);

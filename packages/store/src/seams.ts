@@ -5,7 +5,7 @@ import type { GuidChange } from "./streams/guid-stream.ts";
 import type { JobQueueOptions } from "./job-queue.ts";
 import type { selectClaimCandidates } from "./sql/jobs/selectClaimCandidates.ts";
 import type { SchedulesOptions } from "./schedules.ts";
-import type { StoreDialect } from "./dialect/store-dialect.ts";
+import type { EventPositions } from "./dialect/event-positions.ts";
 import type { EventSubscriptionsOptions } from "./subscriptions.ts";
 import type { VerqStore } from "./store.ts";
 
@@ -94,7 +94,7 @@ export type SubscriptionDelivery = (handle: () => Promise<void>, checkpoint: () 
 export interface SubscriptionSeams {
   readonly deliver?: SubscriptionDelivery | undefined;
   /** Whether no transaction can still commit at or below the mark: the dialect's `positionsSettled` when undefined. */
-  readonly positionsSettled?: StoreDialect["positionsSettled"] | undefined;
+  readonly positionsSettled?: EventPositions["positionsSettled"] | undefined;
 }
 
 /** Subscriptions options whose subscriptions deliver and wait for settled positions with the given variants (the real ones where undefined). */

@@ -3,7 +3,7 @@ import { sql, type Kysely } from "kysely";
 import { postgresStoreDialect } from "./dialect/postgres-dialect.ts";
 import type { PostgresOptions } from "./dialect/postgres-options.ts";
 import { describePostgresUrl, isPostgresUrl } from "./dialect/postgres-url.ts";
-import { localWakeups, type WakeupTopic, type Wakeups } from "./dialect/wakeups.ts";
+import type { WakeupTopic } from "./dialect/wakeups.ts";
 import { sqliteStoreDialect } from "./dialect/sqlite-dialect.ts";
 import { openSqlite } from "./dialect/sqlite-connection.ts";
 import { sqliteHotPath } from "./dialect/sqlite-hot-path.ts";
@@ -38,8 +38,6 @@ export class VerqStore {
   readonly dialect: StoreDialect;
   /** Where the store is: the SQLite path, or `host:port/database` of a PostgreSQL store (never its password). */
   readonly path: string;
-  /** @internal Wake-ups of the workers that share the store: in this process, and between processes by LISTEN/NOTIFY on PostgreSQL. */
-  readonly wakeups: Wakeups;
   /** @internal How {@link transaction} and the first open's migrations retry when busy: on SQLite, within the wait limit `busyTimeoutMs`. */
   readonly busyRetry: BusyRetry;
   #closed = false;
@@ -47,17 +45,10 @@ export class VerqStore {
   readonly #afterCommit = new WeakMap<Kysely<VerqDatabase>, (() => void)[]>();
 
   /** @internal use {@link openStore}. */
-  constructor(
-    db: Kysely<VerqDatabase>,
-    dialect: StoreDialect,
-    path: string,
-    wakeups: Wakeups = localWakeups(),
-    busyRetry: BusyRetry = TRANSACTION_RETRY,
-  ) {
+  constructor(db: Kysely<VerqDatabase>, dialect: StoreDialect, path: string, busyRetry: BusyRetry = TRANSACTION_RETRY) {
     this.db = db;
     this.dialect = dialect;
     this.path = path;
-    this.wakeups = wakeups;
     this.busyRetry = busyRetry;
   }
 
@@ -73,11 +64,11 @@ export class VerqStore {
    */
   async transaction<T>(work: (trx: Kysely<VerqDatabase>) => Promise<T>, attempts = this.busyRetry.attempts): Promise<T> {
     const { result, committed } = await retryWhenBusy(
-      (error) => this.dialect.isBusy(error),
+      (error) => this.dialect.errors.isBusy(error),
       async () => {
         // Each attempt collects its own: what a rolled-back attempt scheduled never runs.
         const callbacks: (() => void)[] = [];
-        const hotPath = this.dialect.hotPath;
+        const hotPath = this.dialect.statements.hotPath;
         const result = await this.db
           .transaction()
           .execute(async (trx) => {
@@ -91,7 +82,7 @@ export class VerqStore {
           })
           .catch((error: unknown) => {
             // A full disk (or a damaged file) is a verq error whatever statement met it.
-            throw this.dialect.storeError(error) ?? error;
+            throw this.dialect.errors.storeError(error) ?? error;
           });
         return { result, committed: callbacks };
       },
@@ -115,11 +106,12 @@ export class VerqStore {
    * finds nothing, which costs one empty claim).
    */
   async announce(trx: Kysely<VerqDatabase>, topic: WakeupTopic): Promise<void> {
+    const { wakeups } = this.dialect;
     const callbacks = this.#afterCommit.get(trx);
-    callbacks?.push(() => this.wakeups.wakeHere(topic));
+    callbacks?.push(() => wakeups.wakeHere(topic));
     const seen = callbacks !== undefined;
-    await this.wakeups.notify(trx, topic, seen);
-    if (!seen && !this.wakeups.reachesOwnSubscribers) this.wakeups.wakeHere(topic);
+    await wakeups.notify(trx, topic, seen);
+    if (!seen && !wakeups.reachesOwnSubscribers) wakeups.wakeHere(topic);
   }
 
   /**
@@ -162,14 +154,14 @@ export class VerqStore {
 
   /** Maintenance before the database's files are measured or copied: SQLite moves its write-ahead log into the file and truncates it; PostgreSQL has nothing to do. */
   async checkpoint(): Promise<void> {
-    await this.dialect.checkpoint(this.db);
+    await this.dialect.maintenance.checkpoint(this.db);
   }
 
   /** Closes the database. Safe to call twice. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.wakeups.close();
+    await this.dialect.wakeups.close();
     await this.db.destroy();
   }
 }
@@ -196,8 +188,7 @@ export async function openStore(options: OpenStoreOptions | string): Promise<Ver
   if ("url" in resolved) return openPostgresStore(resolved);
   const { db, raw, errors } = await openSqlite(resolved.path, resolved);
   const busyRetry: BusyRetry = { ...TRANSACTION_RETRY, limitMs: resolved.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS };
-  const dialect = { ...sqliteStoreDialect, hotPath: sqliteHotPath(raw, errors) };
-  return migrated(new VerqStore(db, dialect, resolved.path, localWakeups(), busyRetry));
+  return migrated(new VerqStore(db, sqliteStoreDialect(sqliteHotPath(raw, errors)), resolved.path, busyRetry));
 }
 
 async function openPostgresStore(options: PostgresOptions): Promise<VerqStore> {
@@ -208,7 +199,7 @@ async function openPostgresStore(options: PostgresOptions): Promise<VerqStore> {
   // Wake-ups reach the stores that see the same tables: those with the same search path.
   const { rows } = await sql<{ path: string }>`select current_setting('search_path') as path`.execute(db);
   const scope = rows[0]?.path ?? "";
-  const store = new VerqStore(db, postgresStoreDialect, describePostgresUrl(options.url), postgresWakeups(clientConfig, scope));
+  const store = new VerqStore(db, postgresStoreDialect(postgresWakeups(clientConfig, scope)), describePostgresUrl(options.url));
   try {
     return await migrated(store, (trx) => ensureSchema(trx, options.schema));
   } catch (error) {
@@ -221,11 +212,11 @@ async function migrated(store: VerqStore, before?: (db: Kysely<VerqDatabase>) =>
   const { dialect } = store;
   try {
     await retryWhenBusy(
-      (error) => dialect.isBusy(error),
+      (error) => dialect.errors.isBusy(error),
       () =>
-        dialect.withMigrationLock(store.db, async (db) => {
+        dialect.migrations.withMigrationLock(store.db, async (db) => {
           await before?.(db);
-          await migrateToLatest(db, dialect);
+          await migrateToLatest(db, dialect.migrations);
         }),
       { ...MIGRATION_RETRY, ...(store.busyRetry.limitMs === undefined ? {} : { limitMs: store.busyRetry.limitMs }) },
     );

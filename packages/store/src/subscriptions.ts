@@ -1,5 +1,5 @@
 import { VerqError, checkSubscription, systemClock, type Clock } from "@verq/core";
-import type { PositionMark } from "./dialect/store-dialect.ts";
+import type { PositionMark } from "./dialect/event-positions.ts";
 import { selectEventsAfter } from "./sql/events/selectEventsAfter.ts";
 import type { StoredEvent } from "./sql/events/storedEvent.ts";
 import { selectCheckpoint, selectCheckpoints, type Checkpoint } from "./sql/subscriptions/selectCheckpoint.ts";
@@ -67,7 +67,7 @@ export interface EventSubscriptionsOptions {
  * in position order, with a checkpoint per subscriber name that only moves after the handler
  * accepted a batch, and never back. A reader never passes an event that commits late: on
  * PostgreSQL it reads only up to positions that no transaction in flight can still take
- * (`StoreDialect.positionsSettled`), so a subscriber waits behind the oldest open writing
+ * (`EventPositions.positionsSettled`), so a subscriber waits behind the oldest open writing
  * transaction of the server.
  *
  * @example
@@ -193,9 +193,9 @@ class RunningSubscription implements Subscription {
     const { name, types, batchSize, pollMs, live, handle } = this.options;
     const { db, dialect } = store;
     const deliver = this.seams.deliver ?? handleThenCheckpoint;
-    const settled = this.seams.positionsSettled ?? ((on, mark: PositionMark) => dialect.positionsSettled(on, mark));
+    const settled = this.seams.positionsSettled ?? ((on, mark: PositionMark) => dialect.positions.positionsSettled(on, mark));
     // New jobs (enqueue, redrive) are announced to every process already; other events wait for the next poll.
-    const unsubscribe = store.wakeups.subscribe("jobs", () => this.#interrupt());
+    const unsubscribe = store.dialect.wakeups.subscribe("jobs", () => this.#interrupt());
     try {
       if (name !== undefined) {
         const saved = await selectCheckpoint(db, name);
@@ -221,7 +221,7 @@ class RunningSubscription implements Subscription {
           if (batch.length === batchSize) continue;
         }
         if (caughtUp) break;
-        mark ??= await dialect.markPositions(db);
+        mark ??= await dialect.positions.markPositions(db);
         if (!(await settled(db, mark))) {
           await this.#pause(Math.min(pollMs, SETTLE_RETRY_MS));
           continue;

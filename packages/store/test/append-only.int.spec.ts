@@ -97,8 +97,8 @@ for (const engine of ENGINES) {
           ),
         );
         expect(error).toBeInstanceOf(Error);
-        expect(store.dialect.isUniqueViolation(error)).toBe(true);
-        expect(store.dialect.isBusy(error)).toBe(false);
+        expect(store.dialect.errors.isUniqueViolation(error)).toBe(true);
+        expect(store.dialect.errors.isBusy(error)).toBe(false);
         // Through Kysely's builder, and for the first version (the enqueue race), the same.
         const first = await failure(
           store.db
@@ -106,7 +106,7 @@ for (const engine of ENGINES) {
             .values({ stream_type: "job", stream_id: "pending-new", version: 1, type: "job.enqueued", data: "{}", at_ms: 1 })
             .execute(),
         );
-        expect(store.dialect.isUniqueViolation(first)).toBe(true);
+        expect(store.dialect.errors.isUniqueViolation(first)).toBe(true);
         expect(await everything()).toEqual(before);
       });
     });

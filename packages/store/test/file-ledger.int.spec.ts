@@ -62,7 +62,7 @@ for (const engine of ENGINES) {
           () => null,
           (e: unknown) => e,
         );
-        expect(store.dialect.isUniqueViolation(error)).toBe(true);
+        expect(store.dialect.errors.isUniqueViolation(error)).toBe(true);
         // Every other column may repeat: the key is msg_id and nothing else.
         await insert("K2", "O-1", "a.json", "m1");
         expect((await sql`select msg_id from processed order by msg_id`.execute(store.db)).rows).toEqual([

@@ -10,7 +10,7 @@ const open = async (engine: Engine): Promise<VerqStore> => (await stores.open(en
 describe("[sqlite] the hot path runs only on the store's own open transaction", () => {
   it("holds a transaction of store.transaction while its work runs, and no other", async () => {
     const s = await open("sqlite");
-    const hot = s.dialect.hotPath;
+    const hot = s.dialect.statements.hotPath;
     expect(hot).toBeDefined();
     let inside: Parameters<Parameters<VerqStore["transaction"]>[0]>[0] | undefined;
     await s.transaction(async (trx) => {
@@ -67,7 +67,7 @@ describe("[sqlite] the hot path runs only on the store's own open transaction", 
 for (const engine of ENGINES.filter((e) => e === "postgres")) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}]`, () => {
     it("has no hot path: every statement is a round trip, a batch one multi-row statement", async () => {
-      expect((await open(engine)).dialect.hotPath).toBeUndefined();
+      expect((await open(engine)).dialect.statements.hotPath).toBeUndefined();
     });
   });
 }

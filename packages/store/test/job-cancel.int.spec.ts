@@ -3,6 +3,12 @@ import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from 
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { JobQueue, checkStore, type VerqStore } from "../src/index.ts";
+import { CANCELLED_REASON } from "../src/migrations/007-cancellation.ts";
+import { replacePostgresColumnCheck } from "../src/migrations/postgres/replace-column-check.ts";
+import { replaceSqliteColumnCheck } from "../src/migrations/sqlite/replace-column-check.ts";
+
+/** Each engine's way of replacing a column check, as its migration 007 uses it. */
+const replaceColumnCheck = { sqlite: replaceSqliteColumnCheck, postgres: replacePostgresColumnCheck };
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] JobQueue.cancel`, () => {
@@ -147,12 +153,7 @@ for (const engine of ENGINES) {
       await queue.finish("a", (await queue.claim("w1"))!.token, "permanent");
       await queue.enqueue({ id: "b", payload: { n: 2 }, orderingKey: "k" });
       // Back to the schema before 007, as a store made by an older release has it.
-      await store.dialect.replaceColumnCheck(store.db, {
-        table: "jobs",
-        column: "reason",
-        from: "reason in ('permanent', 'exhausted', 'deadline', 'cancelled')",
-        to: "reason in ('permanent', 'exhausted', 'deadline')",
-      });
+      await replaceColumnCheck[engine](store.db, { ...CANCELLED_REASON, from: CANCELLED_REASON.to, to: CANCELLED_REASON.from });
       await sql`delete from verq_migrations where name = '007-cancellation'`.execute(store.db);
       const before = await snapshotAll();
       await expect(

@@ -19,7 +19,7 @@ class CountingStore extends VerqStore {
   transactions = 0;
 
   constructor(store: VerqStore) {
-    super(store.db, store.dialect, store.path, store.wakeups);
+    super(store.db, store.dialect, store.path);
   }
 
   override transaction<T>(work: Parameters<VerqStore["transaction"]>[0], attempts?: number): Promise<T> {

@@ -3,7 +3,7 @@ import { Kysely, sql } from "kysely";
 import pg from "pg";
 import type { VerqDatabase } from "../schema.ts";
 import type { PostgresOptions } from "./postgres-options.ts";
-import { postgresCode } from "./postgres-dialect.ts";
+import { postgresCode } from "./postgres-errors.ts";
 import { SearchPathPostgresDialect } from "./postgres-introspector.ts";
 import { describePostgresUrl, isPostgresUrl } from "./postgres-url.ts";
 

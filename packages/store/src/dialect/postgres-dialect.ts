@@ -1,97 +1,20 @@
-import { isVerqError, VerqError } from "@verq/core";
 import { sql, type Kysely } from "kysely";
+import { postgresMigrationParts } from "../migrations/postgres/postgres-migration-parts.ts";
 import type { VerqDatabase } from "../schema.ts";
-import { markPostgresPositions, postgresPositionsSettled, trackPostgresPositions } from "./postgres-positions.ts";
-import type { BatchColumnType, ColumnCheckChange, StoreDialect } from "./store-dialect.ts";
-
-/** The SQLSTATE of a PostgreSQL error, if `error` is one. */
-export function postgresCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null) return undefined;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
-}
-
-/**
- * The verq error a PostgreSQL error stands for: SQLSTATE 53100 (`disk_full`: the server could not
- * extend a file; the statement failed and its transaction is rolled back) is `VERQ_STORE_FULL`.
- */
-export function postgresStoreError(error: unknown): VerqError | undefined {
-  if (postgresCode(error) !== "53100") return undefined;
-  return new VerqError(
-    "VERQ_STORE_FULL",
-    "PostgreSQL has no disk space left for this write (SQLSTATE 53100), and nothing of it was kept. Free space on the server and try again.",
-    { cause: error },
-  );
-}
-
-/**
- * SQLSTATEs after which the whole transaction is run again: serialization failure, deadlock
- * detected, lock not available.
- */
-const RETRYABLE = new Set(["40001", "40P01", "55P03"]);
+import type { MigrationSupport } from "./migration-support.ts";
+import { postgresErrors } from "./postgres-errors.ts";
+import { postgresPositions } from "./postgres-positions.ts";
+import type { BatchColumnType, Statements } from "./statements.ts";
+import type { StoreDialect } from "./store-dialect.ts";
+import type { Wakeups } from "./wakeups.ts";
 
 /** The advisory lock key of verq's migrations: "verq" in ASCII. */
 const MIGRATION_LOCK_KEY = 0x76657271;
 
 const placeholderCache = new Map<string, string>();
 
-/** The PostgreSQL side of the store's seam. */
-export const postgresStoreDialect: StoreDialect = {
-  name: "postgres",
-  positionColumnType: "bigserial",
-  positionKey: (column) => column.primaryKey(),
-  claimLockSuffix: "for update skip locked",
-  async beforeClaim(trx: Kysely<VerqDatabase>): Promise<void> {
-    await sql`set local enable_sort = off`.execute(trx);
-  },
-  // PostgreSQL binds at most 65,535 parameters a statement.
-  maxParameters: 60_000,
-  async createAppendOnlyGuards(db: Kysely<VerqDatabase>): Promise<void> {
-    await sql`create function verq_events_append_only() returns trigger language plpgsql as $$
-      begin
-        if tg_op = 'UPDATE' then
-          raise exception 'VERQ_APPEND_ONLY: events cannot be updated';
-        end if;
-        if tg_op = 'TRUNCATE' then
-          raise exception 'VERQ_APPEND_ONLY: events cannot be truncated';
-        end if;
-        if old.stream_type = 'job' then
-          raise exception 'VERQ_APPEND_ONLY: job events cannot be deleted';
-        end if;
-        return old;
-      end $$`.execute(db);
-    await sql`create trigger events_append_only before update or delete on events
-      for each row execute function verq_events_append_only()`.execute(db);
-    // TRUNCATE skips row triggers: refuse it too.
-    await sql`create trigger events_no_truncate before truncate on events
-      for each statement execute function verq_events_append_only()`.execute(db);
-  },
-  // A sequence never goes back: nothing to do.
-  leanPositions: () => Promise.resolve(),
-  async allowArchivedJobDeletes(db: Kysely<VerqDatabase>): Promise<void> {
-    // The archive is looked up in the store's schema, whatever the deleting session's search path.
-    await sql`create or replace function verq_events_append_only() returns trigger language plpgsql
-      set search_path from current as $$
-      begin
-        if tg_op = 'UPDATE' then
-          raise exception 'VERQ_APPEND_ONLY: events cannot be updated';
-        end if;
-        if tg_op = 'TRUNCATE' then
-          raise exception 'VERQ_APPEND_ONLY: events cannot be truncated';
-        end if;
-        if old.stream_type = 'job' and not exists (select 1 from job_archive a where a.id = old.stream_id) then
-          raise exception 'VERQ_APPEND_ONLY: job events cannot be deleted unless the job is archived';
-        end if;
-        return old;
-      end $$`.execute(db);
-  },
-  trackPositions: trackPostgresPositions,
-  markPositions: markPostgresPositions,
-  positionsSettled: postgresPositionsSettled,
-  async replaceColumnCheck(db: Kysely<VerqDatabase>, { table, column, to }: ColumnCheckChange): Promise<void> {
-    const name = sql.id(`${table}_${column}_check`);
-    await sql`alter table ${sql.table(table)} drop constraint ${name}, add constraint ${name} check (${sql.raw(to)})`.execute(db);
-  },
+/** How PostgreSQL runs the store's statements: several writers at once, each statement a round trip. */
+export const postgresStatements: Statements = {
   // `($1::text, $2::bigint), ($3::text, $4::bigint)`: typed, since an untyped VALUES column is text.
   batchValues(rows: number, types: readonly BatchColumnType[]): string {
     const key = `${rows}x${types.join(",")}`;
@@ -106,13 +29,8 @@ export const postgresStoreDialect: StoreDialect = {
     }
     return text;
   },
-  isUniqueViolation: (error) => postgresCode(error) === "23505",
-  storeError: postgresStoreError,
-  isBusy(error: unknown): boolean {
-    const code = postgresCode(error);
-    // Several writers run at once here: a stream another transaction moved meanwhile is decided again.
-    return (code !== undefined && RETRYABLE.has(code)) || isVerqError(error, "VERQ_VERSION_CONFLICT");
-  },
+  // PostgreSQL binds at most 65,535 parameters a statement.
+  maxParameters: 60_000,
   // A failed statement aborts a PostgreSQL transaction; a savepoint keeps the rest of it.
   async isolated<T>(trx: Kysely<VerqDatabase>, work: () => Promise<T>): Promise<T> {
     await sql`savepoint verq_isolated`.execute(trx);
@@ -125,10 +43,17 @@ export const postgresStoreDialect: StoreDialect = {
       throw error;
     }
   },
-  checkpoint: () => Promise.resolve(),
   async exclusive(trx: Kysely<VerqDatabase>, topic: string): Promise<void> {
     await sql`select pg_advisory_xact_lock(hashtext(${topic}))`.execute(trx);
   },
+  claimLockSuffix: "for update skip locked",
+  async beforeClaim(trx: Kysely<VerqDatabase>): Promise<void> {
+    await sql`set local enable_sort = off`.execute(trx);
+  },
+};
+
+/** PostgreSQL's side of the migrations: an advisory lock around the first open, and the current schema's bookkeeping. */
+export const postgresMigrations: MigrationSupport = {
   // One session-level advisory lock for the whole first open: the schema, Kysely's migration
   // tables and the migrations themselves, so that processes opening one fresh database at once
   // wait for each other instead of racing on CREATE.
@@ -151,4 +76,19 @@ export const postgresStoreDialect: StoreDialect = {
     if (schema === null) throw Object.assign(new Error("no schema of the search path exists"), { code: "3F000" });
     return schema;
   },
+  parts: postgresMigrationParts,
 };
+
+/** The PostgreSQL dialect of one store, whose `wakeups` are its LISTEN/NOTIFY channel (see postgres-wakeups.ts). */
+export function postgresStoreDialect(wakeups: Wakeups): StoreDialect {
+  return {
+    name: "postgres",
+    statements: postgresStatements,
+    errors: postgresErrors,
+    positions: postgresPositions,
+    wakeups,
+    // Nothing to do: the server manages its own files.
+    maintenance: { checkpoint: () => Promise.resolve() },
+    migrations: postgresMigrations,
+  };
+}

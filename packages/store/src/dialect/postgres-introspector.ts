@@ -90,7 +90,7 @@ export class SearchPathIntrospector implements DatabaseIntrospector {
 /**
  * Kysely's PostgreSQL dialect, with introspection limited to the search path (see
  * {@link SearchPathIntrospector}). Its driver is not wrapped: a full disk is named
- * `VERQ_STORE_FULL` by `VerqStore.transaction` (`StoreDialect.storeError`), where every write
+ * `VERQ_STORE_FULL` by `VerqStore.transaction` (`ErrorClassifier.storeError`), where every write
  * runs (a wrapped pg driver did not recover its pool's connections after they were killed).
  */
 export class SearchPathPostgresDialect extends PostgresDialect {

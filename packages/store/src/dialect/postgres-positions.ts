@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
-import type { PositionMark } from "./store-dialect.ts";
+import type { EventPositions, PositionMark } from "./event-positions.ts";
 
 /*
  * Why a PostgreSQL subscriber cannot simply read "every position above my checkpoint": positions
@@ -13,27 +13,9 @@ import type { PositionMark } from "./store-dialect.ts";
  * up to the mark is committed or rolled back for good.
  *
  * That holds only if a transaction has its id before it takes a position: the sequence's default
- * is evaluated before the insert assigns the id, so `verq_next_position()` asks for the id first.
+ * is evaluated before the insert assigns the id, so `verq_next_position()` asks for the id first
+ * (migrations/postgres/010-subscriptions.ts).
  */
-
-/**
- * Migration 010 on PostgreSQL: ids before positions. (No NOTIFY per insert: a transaction that
- * notifies takes a server-wide lock while it commits, which would make every claim and finish
- * commit one at a time. Subscribers hear the announcements enqueue and redrive already make, and
- * poll for the rest.)
- */
-export async function trackPostgresPositions(db: Kysely<VerqDatabase>): Promise<void> {
-  const { rows } = await sql<{ seq: string }>`select pg_get_serial_sequence('events', 'position') as seq`.execute(db);
-  const sequence = rows[0]?.seq;
-  if (sequence === undefined) throw new Error("the events table has no position sequence");
-  await sql`create function verq_next_position() returns bigint language plpgsql volatile as $$
-      begin
-        -- The transaction's id first: a snapshot then tells whether the holder of a position may still commit.
-        perform pg_current_xact_id();
-        return nextval(${sql.lit(sequence)}::regclass);
-      end $$`.execute(db);
-  await sql`alter table events alter column position set default verq_next_position()`.execute(db);
-}
 
 /**
  * The sequence's last value, then a transaction id of the reader's own, taken after it: every
@@ -58,3 +40,9 @@ export async function postgresPositionsSettled(db: Kysely<VerqDatabase>, mark: P
   }>`select pg_snapshot_xmin(pg_current_snapshot()) >= ${mark.fence}::xid8 as settled`.execute(db);
   return rows[0]?.settled === true;
 }
+
+/** PostgreSQL's positions: a mark is the sequence's last value and a fence of transaction ids. */
+export const postgresPositions: EventPositions = {
+  markPositions: markPostgresPositions,
+  positionsSettled: postgresPositionsSettled,
+};

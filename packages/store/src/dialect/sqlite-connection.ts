@@ -15,8 +15,7 @@ import { retryWhenBusy, type BusyRetry } from "../retry-when-busy.ts";
 import type { VerqDatabase } from "../schema.ts";
 import { checkSqliteFile } from "./sqlite-file-check.ts";
 import { DEFAULT_BUSY_TIMEOUT_MS, type SqliteOptions } from "./sqlite-options.ts";
-import { sqliteStoreDialect } from "./sqlite-dialect.ts";
-import { damageOf, sqliteCorrupt, sqliteStoreError } from "./sqlite-errors.ts";
+import { damageOf, sqliteCorrupt, sqliteErrors, sqliteStoreError } from "./sqlite-errors.ts";
 import { StoreErrors, withStoreErrors } from "./store-error-driver.ts";
 
 /**
@@ -142,7 +141,7 @@ export async function openSqlite(path: string, options: SqliteOptions = {}): Pro
   if (!memory) {
     try {
       const retry = { ...JOURNAL_MODE_RETRY, limitMs: busyTimeoutMs };
-      const isBusy = (error: unknown) => sqliteStoreDialect.isBusy(error);
+      const isBusy = (error: unknown) => sqliteErrors.isBusy(error);
       await retryWhenBusy(isBusy, () => verifyReadable(raw, path, options.quickCheck === true), retry);
       await retryWhenBusy(isBusy, () => raw.pragma(`journal_mode = ${journalMode}`), retry);
     } catch (error) {

@@ -1,4 +1,5 @@
 import { VerqError } from "@verq/core";
+import type { ErrorClassifier } from "./error-classifier.ts";
 
 /** The result code of a better-sqlite3 error (`SQLITE_BUSY`, `SQLITE_CORRUPT_INDEX`, …), if `error` is one. */
 export function sqliteCode(error: unknown): string | undefined {
@@ -44,3 +45,16 @@ export function sqliteStoreError(error: unknown): VerqError | undefined {
   const damage = damageOf(error);
   return damage === undefined ? undefined : sqliteCorrupt(damage, error);
 }
+
+/** What SQLite's errors mean to the store. */
+export const sqliteErrors: ErrorClassifier = {
+  isUniqueViolation(error: unknown): boolean {
+    const code = sqliteCode(error);
+    return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+  },
+  isBusy(error: unknown): boolean {
+    const code = sqliteCode(error);
+    return code !== undefined && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+  },
+  storeError: sqliteStoreError,
+};

@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 import type { StoreErrors } from "./store-error-driver.ts";
-import type { HotPath } from "./store-dialect.ts";
+import type { HotPath } from "./hot-path.ts";
 
 /** At most this many distinct statement texts are kept prepared; then the cache starts again. */
 const MAX_STATEMENTS = 200;

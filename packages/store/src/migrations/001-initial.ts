@@ -1,12 +1,12 @@
 import { sql, type Kysely } from "kysely";
-import type { StoreDialect } from "../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../schema.ts";
+import type { InitialPart } from "./migration-parts.ts";
 
-/** The event log, the `jobs` and `redrives` projections, and operational counters. */
-export async function up(db: Kysely<VerqDatabase>, dialect: StoreDialect): Promise<void> {
+/** The event log, the `jobs` and `redrives` projections, and operational counters; `engine` makes the position key and the append-only guards. */
+export async function up(db: Kysely<VerqDatabase>, engine: InitialPart): Promise<void> {
   await db.schema
     .createTable("events")
-    .addColumn("position", sql.raw(dialect.positionColumnType), (c) => dialect.positionKey(c))
+    .addColumn("position", sql.raw(engine.positionColumnType), (c) => engine.positionKey(c))
     .addColumn("stream_type", "text", (c) => c.notNull())
     .addColumn("stream_id", "text", (c) => c.notNull())
     .addColumn("version", "integer", (c) => c.notNull())
@@ -16,7 +16,7 @@ export async function up(db: Kysely<VerqDatabase>, dialect: StoreDialect): Promi
     // The only arbiter of races between writers of one stream.
     .addUniqueConstraint("events_stream_version_unique", ["stream_type", "stream_id", "version"])
     .execute();
-  await dialect.createAppendOnlyGuards(db);
+  await engine.createAppendOnlyGuards(db);
 
   await db.schema
     .createTable("jobs")

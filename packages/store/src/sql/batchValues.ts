@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from "kysely";
-import type { BatchColumnType, StoreDialect } from "../dialect/store-dialect.ts";
+import type { BatchColumnType } from "../dialect/statements.ts";
+import type { StoreDialect } from "../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../schema.ts";
 import { readRows } from "./readRows.ts";
 
@@ -12,7 +13,7 @@ const ROWS_PER_STATEMENT = 500;
 /**
  * The statements of a batch: `before + (values (…), (…)) + after` over `rows`, whose columns have
  * the SQL `types`, at most 500 rows per statement (fewer if the dialect binds fewer parameters).
- * The VALUES list comes from the dialect ({@link StoreDialect.batchValues}), so one text serves
+ * The VALUES list comes from the dialect (`dialect.statements.batchValues`), so one text serves
  * both engines; the values are bound, never spliced in.
  *
  * Batches are the hot path (claims, finishes and enqueues of many jobs): building one Kysely
@@ -25,7 +26,10 @@ function* batchStatements(
   statement: (values: string) => string,
 ): Generator<CompiledQuery> {
   const columns = types.length;
-  const perStatement = Math.max(1, Math.min(ROWS_PER_STATEMENT, Math.floor(dialect.maxParameters / Math.max(1, columns))));
+  const perStatement = Math.max(
+    1,
+    Math.min(ROWS_PER_STATEMENT, Math.floor(dialect.statements.maxParameters / Math.max(1, columns))),
+  );
   for (let start = 0; start < rows.length; start += perStatement) {
     const end = Math.min(rows.length, start + perStatement);
     // A plain loop: `Array.prototype.flat` cost more than the statement's own binding here.
@@ -35,7 +39,7 @@ function* batchStatements(
       if (row.length !== columns) throw new Error(`a batch row has ${row.length} values; expected ${columns}`);
       for (let c = 0; c < columns; c++) parameters.push(row[c] ?? null);
     }
-    yield CompiledQuery.raw(statement(dialect.batchValues(end - start, types)), parameters);
+    yield CompiledQuery.raw(statement(dialect.statements.batchValues(end - start, types)), parameters);
   }
 }
 

@@ -9,7 +9,7 @@ import type { VerqDatabase } from "../schema.ts";
  * reads them by position.
  */
 export async function readRows(trx: Kysely<VerqDatabase>, dialect: StoreDialect, query: CompiledQuery): Promise<unknown[][]> {
-  const hot = dialect.hotPath;
+  const hot = dialect.statements.hotPath;
   if (hot?.holds(trx) === true) return hot.readRows(query.sql, query.parameters);
   const result = await trx.executeQuery<Record<string, unknown>>(query);
   return result.rows.map((row) => Object.values(row));

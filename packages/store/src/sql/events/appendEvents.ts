@@ -41,7 +41,7 @@ export async function appendEvents(
       .execute();
     return rows.map((r) => Number(r.position));
   } catch (error) {
-    if (dialect.isUniqueViolation(error)) throw new VersionConflict(streamType, streamId, expectedVersion);
+    if (dialect.errors.isUniqueViolation(error)) throw new VersionConflict(streamType, streamId, expectedVersion);
     throw error;
   }
 }

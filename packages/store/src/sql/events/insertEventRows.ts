@@ -50,7 +50,7 @@ export async function insertEventRows(
     for (const [streamId, version, position] of written)
       positions.set(positionKey(streamId as string, Number(version)), Number(position));
   } catch (error) {
-    if (onDuplicate === "fail" && dialect.isUniqueViolation(error)) {
+    if (onDuplicate === "fail" && dialect.errors.isUniqueViolation(error)) {
       const first = rows[0];
       throw new VersionConflict(streamType, first?.streamId ?? "", (first?.version ?? 1) - 1);
     }

@@ -9,7 +9,7 @@ import { messageDb, type ProcessedTable } from "./messageTables.ts";
  * preceding lookup, decides what is a duplicate, so two consumers racing with one key cannot
  * both record it. Any other error propagates.
  *
- * The insert runs {@link StoreDialect.isolated}, so that the transaction goes on after a refusal
+ * The insert runs `dialect.statements.isolated`, so that the transaction goes on after a refusal
  * on every engine.
  */
 export async function insertProcessedMessage(
@@ -18,10 +18,10 @@ export async function insertProcessedMessage(
   row: ProcessedTable,
 ): Promise<boolean> {
   try {
-    await dialect.isolated(trx, () => messageDb(trx).insertInto("processed").values(row).execute());
+    await dialect.statements.isolated(trx, () => messageDb(trx).insertInto("processed").values(row).execute());
     return true;
   } catch (error) {
-    if (!dialect.isUniqueViolation(error)) throw error;
+    if (!dialect.errors.isUniqueViolation(error)) throw error;
     return false;
   }
 }

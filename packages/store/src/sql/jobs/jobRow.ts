@@ -1,7 +1,7 @@
 import type { DeadReason, Job, JobState, JsonValue } from "@verq/core";
 import type { Selectable } from "kysely";
 import type { JobsTable } from "../../schema.ts";
-import type { BatchColumnType } from "../../dialect/store-dialect.ts";
+import type { BatchColumnType } from "../../dialect/statements.ts";
 import type { BatchValue } from "../batchValues.ts";
 
 /** A `jobs` row as read back. */

@@ -29,8 +29,8 @@ export async function selectClaimCandidates(
   const headOfGroup = sql<boolean>`(j.ordering_key is null or not exists (
       select 1 from jobs h where h.ordering_key = j.ordering_key
         and h.enqueue_position < j.enqueue_position and h.state <> 'done'))`;
-  const lock = sql.raw(dialect.claimLockSuffix);
-  await dialect.beforeClaim(db);
+  const lock = sql.raw(dialect.statements.claimLockSuffix);
+  await dialect.statements.beforeClaim(db);
   // The limit is written into the statement, not bound: SQLite (built with STAT4, as
   // better-sqlite3 is) re-prepares a statement on every execution whose LIMIT is a bound
   // parameter, which cost about ten times the query itself. Powers of two keep the number of

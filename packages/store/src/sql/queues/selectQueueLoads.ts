@@ -35,7 +35,7 @@ export async function selectQueueLoads(
   );
   if (rows.length === 0) return loads;
   const limits = rows.map(([name, max]) => ({ name: String(name), max_leased: Number(max) }));
-  for (const { name } of limits) await dialect.exclusive(trx, queueTopic(name));
+  for (const { name } of limits) await dialect.statements.exclusive(trx, queueTopic(name));
   const names = limits.map((l) => l.name);
   const counts = await sql<{ queue: string; n: number | string }>`select queue, count(*) as n from jobs
     where state = 'leased' and queue in (${sql.join(names)}) group by queue`.execute(trx);
