@@ -72,7 +72,9 @@ export function channelRequestError(problem: ChannelRequestProblem): { readonly 
 
 const INVALID_GUID_MESSAGE = "a GUID is 1 to 128 ASCII letters, digits, . _ : or -, starting with a letter or digit";
 
-const CHANNEL_REQUEST_ERRORS: Readonly<Record<ChannelRequestProblem, { readonly code: VerqErrorCode; readonly message: string }>> = {
+const CHANNEL_REQUEST_ERRORS: Readonly<
+  Record<ChannelRequestProblem, { readonly code: VerqErrorCode; readonly message: string }>
+> = {
   "invalid-json": {
     code: "VERQ_INVALID_JSON",
     message: `the body must be UTF-8 JSON, with finite numbers, nested at most ${MAX_JSON_DEPTH} deep`,

@@ -289,7 +289,13 @@ export interface CandidateDecisions<S extends StreamState, E extends StreamEvent
  * refusal for which `endsScan` (a rule of the machine's core, e.g. "the rest are younger") says
  * so: that candidate is neither accepted nor listed as refused.
  */
-export function decideCandidates<S extends StreamState, C extends { readonly type: string }, E extends StreamEvent, R, A extends S = S>(
+export function decideCandidates<
+  S extends StreamState,
+  C extends { readonly type: string },
+  E extends StreamEvent,
+  R,
+  A extends S = S,
+>(
   decide: (state: S, ...commands: readonly C[]) => Decision<A, E, R, C["type"]>,
   candidates: readonly S[],
   commands: (state: S) => readonly NoInfer<C>[],

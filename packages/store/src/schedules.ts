@@ -149,7 +149,15 @@ export class Schedules {
         const due = read === undefined ? null : scheduleDueSlot(read, now);
         if (due === null) return null;
         const fire = scheduleCommands.fire({ slot: due.slot, firstMissed: due.firstMissed, now });
-        const { before, decision } = await handle(trx, this.#store.dialect, scheduleStream, this.#decider, name, newSchedule, fire);
+        const { before, decision } = await handle(
+          trx,
+          this.#store.dialect,
+          scheduleStream,
+          this.#decider,
+          name,
+          newSchedule,
+          fire,
+        );
         if (!decision.accepted) return null;
         // The job is the one the machine named in its `schedule.fired` event.
         const jobId = firedJobId(decision.events);
