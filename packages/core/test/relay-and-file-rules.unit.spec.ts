@@ -95,6 +95,8 @@ describe("scheduleDueSlot: a schedule's slots count from its since, strictly aft
     expect(scheduleDueSlot(hourly(T - 3 * HOUR, null), T)).toEqual({ slot: T, firstMissed: T - 3 * HOUR });
     expect(scheduleDueSlot(hourly(T, null), T)).toEqual({ slot: T, firstMissed: null });
     expect(scheduleDueSlot(hourly(T + 1, null), T + HOUR - 1)).toBeNull();
+    // With no slot enqueued yet, `since` itself is the first slot that may be due, even at the epoch.
+    expect(scheduleDueSlot(hourly(0, null), 0)).toEqual({ slot: 0, firstMissed: null });
   });
 
   it("never offers the last slot again, nor one before `since`", () => {
