@@ -1,33 +1,72 @@
 /**
- * Every error verq throws carries a stable `code` (`VERQ_…`) that callers may switch on, and a
- * message that says what to do. Messages never contain payload contents.
+ * Every stable code verq answers with, once: the codes of its errors (`VerqError.code`), of the
+ * JSON errors of its HTTP edges (`{"error":{"code",…}}`) and of the append-only triggers of its
+ * event log. A code is added here before it is used anywhere; a test fails when a source file
+ * names a `VERQ_*` code that is not in this list.
  */
-export type VerqErrorCode =
-  | "VERQ_INVALID_ARGUMENT"
-  | "VERQ_INVALID_ID"
-  | "VERQ_INVALID_PAYLOAD"
-  | "VERQ_INVALID_LEASE"
-  | "VERQ_INVALID_NOTE"
-  | "VERQ_INVALID_DEADLINE"
-  | "VERQ_INVALID_BODY"
-  | "VERQ_INVALID_CRON"
-  | "VERQ_INVALID_TIMEZONE"
-  | "VERQ_UNKNOWN_JOB"
-  | "VERQ_NOT_DEAD"
-  | "VERQ_ENQUEUE_CONFLICT"
-  | "VERQ_JOB_ARCHIVED"
-  | "VERQ_REDRIVE_RATE_LIMITED"
-  | "VERQ_BULK_RUNNING"
-  | "VERQ_LOCK_LOST"
-  | "VERQ_VERSION_CONFLICT"
-  | "VERQ_STORE_BUSY"
-  | "VERQ_STORE_UNREACHABLE"
-  | "VERQ_STORE_FULL"
-  | "VERQ_STORE_CORRUPT"
-  | "VERQ_RETRYABLE"
-  | "VERQ_PERMANENT"
-  | "VERQ_BAD_ACK"
-  | "VERQ_UNEXPECTED";
+export const VERQ_ERROR_CODES = [
+  // Bad input, refused before anything is written.
+  "VERQ_INVALID_ARGUMENT",
+  "VERQ_INVALID_ID",
+  "VERQ_INVALID_PAYLOAD",
+  "VERQ_INVALID_LEASE",
+  "VERQ_INVALID_NOTE",
+  "VERQ_INVALID_DEADLINE",
+  "VERQ_INVALID_BODY",
+  "VERQ_INVALID_CRON",
+  "VERQ_INVALID_TIMEZONE",
+  // Jobs: refusals of the job machine and of the operators.
+  "VERQ_UNKNOWN_JOB",
+  "VERQ_NOT_DEAD",
+  "VERQ_ENQUEUE_CONFLICT",
+  "VERQ_JOB_ARCHIVED",
+  "VERQ_REDRIVE_RATE_LIMITED",
+  "VERQ_BULK_RUNNING",
+  "VERQ_LOCK_LOST",
+  // The store.
+  "VERQ_VERSION_CONFLICT",
+  "VERQ_STORE_BUSY",
+  "VERQ_STORE_UNREACHABLE",
+  "VERQ_STORE_FULL",
+  "VERQ_STORE_CORRUPT",
+  "VERQ_APPEND_ONLY",
+  // A sender's outcomes.
+  "VERQ_RETRYABLE",
+  "VERQ_PERMANENT",
+  "VERQ_BAD_ACK",
+  // The GUID relay and its ledger (see `GuidErrorCode`).
+  "VERQ_UNKNOWN_GUID",
+  "VERQ_INVALID_GUID",
+  "VERQ_GUID_PAYLOAD_MISMATCH",
+  "VERQ_PURGE_RETENTION_TOO_SHORT",
+  "VERQ_MISSING_GUID",
+  "VERQ_INVALID_JSON",
+  // The file queue (see `MessageErrorCode`).
+  "VERQ_FILE_NOT_FOUND",
+  "VERQ_FILE_EXISTS",
+  "VERQ_MESSAGE_REFUSED",
+  // The HTTP edges: what a request is refused for before a handler runs, or a receiver's key.
+  "VERQ_NOT_FOUND",
+  "VERQ_BODY_TOO_LARGE",
+  "VERQ_UNSUPPORTED_MEDIA_TYPE",
+  "VERQ_HEADERS_TOO_LARGE",
+  "VERQ_MALFORMED_REQUEST",
+  "VERQ_REQUEST_TIMEOUT",
+  "VERQ_URL_TOO_LONG",
+  "VERQ_INVALID_URL",
+  "VERQ_INVALID_HEADER",
+  "VERQ_MISSING_IDEMPOTENCY_KEY",
+  "VERQ_INVALID_IDEMPOTENCY_KEY",
+  // Anything else: a bug or a thrown non-error.
+  "VERQ_UNEXPECTED",
+] as const;
+
+/**
+ * Every error verq throws carries a stable `code` (`VERQ_…`) that callers may switch on, and a
+ * message that says what to do. Messages never contain payload contents. A closed union: the
+ * codes of {@link VERQ_ERROR_CODES} and no other.
+ */
+export type VerqErrorCode = (typeof VERQ_ERROR_CODES)[number];
 
 const VERQ_ERROR_BRAND = Symbol.for("verq.error");
 

@@ -4,6 +4,7 @@ export {
   BadAck,
   Permanent,
   Retryable,
+  VERQ_ERROR_CODES,
   VerqError,
   VersionConflict,
   coerceError,
@@ -122,9 +123,11 @@ export {
   isValidCron,
   isValidScheduleName,
   isValidTimezone,
+  scheduleDueSlot,
   scheduleJobId,
   type DueSlot,
 } from "./schedule.cron.ts";
+export { scheduleRefusalError } from "./schedule.errors.ts";
 export { createScheduleDecider, decideSchedule, type ScheduleDecider, type ScheduleDecision } from "./schedule.decide.ts";
 export {
   SCHEDULE_EVENT_TYPES,
@@ -176,7 +179,18 @@ export {
   type SendCommand,
 } from "./guid.commands.ts";
 export { createGuidDecider, decideGuid, type GuidDecider, type GuidDecision } from "./guid.decide.ts";
-export { GuidError, isGuidError, type GuidErrorCode } from "./guid.errors.ts";
+export {
+  GuidError,
+  channelRequestError,
+  invalidGuidError,
+  isGuidError,
+  payloadMismatchError,
+  purgeRefusalError,
+  receiptRefusalError,
+  unknownGuidError,
+  type GuidErrorCode,
+} from "./guid.errors.ts";
+export { guidReply, type GuidReply } from "./guid.reply.ts";
 export {
   GUID_EVENT_TYPES,
   GUID_STREAM,
@@ -193,6 +207,7 @@ export { evolveGuid, foldGuid } from "./guid.evolve.ts";
 export { fingerprintRequest } from "./guid.fingerprint.ts";
 export { GUID_MAX_LENGTH, GUID_PATTERN, isValidGuid } from "./guid.input.ts";
 export { guidMachine, type GuidMachine, type GuidMachineContext, type GuidRefusal } from "./guid.machine.ts";
+export { endsPurgeScan } from "./guid.purge.ts";
 export { isOldEnough, retentionCoversResendWindow } from "./guid.rules.ts";
 export { GUID_STATES, newGuidEntry, type GuidEntry, type GuidState, type LedgerEntry, type NewGuidEntry } from "./guid.types.ts";
 export {
@@ -203,7 +218,7 @@ export {
   type MessageVerdictFacts,
 } from "./message.commands.ts";
 export { createMessageDecider, decideMessage, type MessageDecider, type MessageDecision } from "./message.decide.ts";
-export { MessageError, type MessageErrorCode } from "./message.errors.ts";
+export { MessageError, messageRefusalError, type MessageErrorCode } from "./message.errors.ts";
 export {
   MESSAGE_EVENT_TYPES,
   MESSAGE_STREAM,
@@ -223,6 +238,7 @@ export {
   MESSAGE_STATES,
   messageErrorKind,
   newMessage,
+  settledFolder,
   type Message,
   type MessageErrorKind,
   type MessageErrorReason,

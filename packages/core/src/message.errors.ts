@@ -1,4 +1,5 @@
-import { VerqError, type VerqErrorCode } from "./errors.ts";
+import { VerqError } from "./errors.ts";
+import type { MessageRefusal } from "./message.machine.ts";
 
 /**
  * Stable codes of the file queue's errors:
@@ -13,7 +14,16 @@ export type MessageErrorCode = "VERQ_FILE_NOT_FOUND" | "VERQ_FILE_EXISTS" | "VER
 /** An error of the file queue; a {@link VerqError} with one of the {@link MessageErrorCode}s. */
 export class MessageError extends VerqError {
   constructor(code: MessageErrorCode, message: string, options?: { cause?: unknown }) {
-    // The codes extend VerqErrorCode; they live here so that the file queue's files stay together.
-    super(code as unknown as VerqErrorCode, message, options);
+    super(code, message, options);
   }
+}
+
+/**
+ * The coded error of a refused settle or replay of message `id`, or null when the refusal is an
+ * answer: `already-settled` (this claim was recorded before its consumer died; the message as
+ * recorded answers it). Every other refusal is `VERQ_MESSAGE_REFUSED`, naming the command.
+ */
+export function messageRefusalError(id: string, command: string, refusal: MessageRefusal): MessageError | null {
+  if (refusal === "already-settled") return null;
+  return new MessageError("VERQ_MESSAGE_REFUSED", `message ${id}: ${command} refused (${refusal}); nothing was recorded`);
 }

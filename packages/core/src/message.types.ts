@@ -53,6 +53,17 @@ export function messageErrorKind(reason: MessageErrorReason): MessageErrorKind {
   }
 }
 
+/**
+ * Where the file of `message` belongs once its message is settled: `done/` for a message done
+ * (recorded, or stopped as a duplicate), `error/` for one in error. Null while it is not settled
+ * (no events yet, or claimed): a file found in `processing/` on recovery whose message is not
+ * settled is processed again; one whose message is settled only goes where the record says
+ * (SPEC F8: nothing lost, nothing applied twice).
+ */
+export function settledFolder(message: Pick<Message, "state">): "done" | "error" | null {
+  return message.state === "done" || message.state === "error" ? message.state : null;
+}
+
 /** How a message finished in `done/`: recorded in `processed`, or stopped there as a duplicate. */
 export type MessageOutcome = "recorded" | "duplicate";
 

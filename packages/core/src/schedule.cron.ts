@@ -1,6 +1,7 @@
 import { CronExpressionParser } from "cron-parser";
 import { VerqError } from "./errors.ts";
 import { checkQueueName } from "./queue.input.ts";
+import type { Schedule } from "./schedule.types.ts";
 
 /** A schedule name: 1 to 100 of `A-Z a-z 0-9 . _ -`, starting with a letter or digit. */
 export const SCHEDULE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -89,6 +90,16 @@ export function dueSlot(cron: string, timezone: string, from: number, now: numbe
   } catch {
     return null;
   }
+}
+
+/**
+ * The due slot of `schedule` at `now` (see {@link dueSlot}): its slots count from its `since`,
+ * strictly after its last slot enqueued, so a slot is offered once and the fire the machine
+ * then decides is one it accepts unless another scheduler recorded it first. Null when none is due.
+ */
+export function scheduleDueSlot(schedule: Schedule, now: number): DueSlot | null {
+  const from = schedule.lastSlot === null ? schedule.since : Math.max(schedule.since, schedule.lastSlot + 1);
+  return dueSlot(schedule.cron, schedule.timezone, from, now);
 }
 
 /** Whether `time` (ms since the epoch) is exactly a slot of `cron` in `timezone`: the latest slot at `time`. */

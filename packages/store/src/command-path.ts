@@ -1,4 +1,4 @@
-import type { Decision } from "@verq/core";
+import { isVerqError, type Decision } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { StoreDialect } from "./dialect/store-dialect.ts";
 import type { VerqDatabase } from "./schema.ts";
@@ -161,8 +161,9 @@ export function decideMany<S extends StreamState, C extends { readonly type: str
  * order, each against the state the earlier items of the batch left (two items of one stream
  * chain), exactly as if each were alone. A stream with no events yet is decided from `initial(id)`
  * (version 0), so its first event is decided by its machine like every other. Refused items write
- * nothing; accepted ones are committed together by {@link commitChanges}. Returns each item's
- * decision, in input order.
+ * nothing; accepted ones are committed together by {@link commitChanges}. Returns, per item in
+ * input order, the state it was decided against and the decision (a refusal is answered from
+ * that state).
  */
 export async function handleMany<
   S extends StreamState,
@@ -177,11 +178,11 @@ export async function handleMany<
   decide: (state: S, ...commands: readonly C[]) => Decision<A, E, R, C["type"]>,
   items: readonly StreamCommands<C, S>[],
   initial: (id: string) => S | undefined,
-): Promise<Decision<A, E, R, C["type"]>[]> {
+): Promise<Decided<S, Decision<A, E, R, C["type"]>>[]> {
   const current = await projection.load(trx, [...new Set(items.map((item) => item.id))]);
   const { decided, changes } = decideMany(current, decide, items, initial);
   await commitChanges(trx, dialect, projection, changes);
-  return decided.map((d) => d.decision);
+  return decided;
 }
 
 /** {@link handleMany} for one stream: `handle(trx, dialect, projection, decide, id, initial, ...commands)`. */
@@ -198,9 +199,117 @@ export async function handle<
   decide: (state: S, ...commands: readonly C[]) => Decision<A, E, R, C["type"]>,
   id: string,
   initial: (id: string) => S | undefined,
-  ...commands: readonly C[]
-): Promise<Decision<A, E, R, C["type"]>> {
-  const [decision] = await handleMany(trx, dialect, projection, decide, [{ id, commands }], initial);
-  if (decision === undefined) throw new Error("handleMany returned no decision for one item");
-  return decision;
+  ...commands: readonly NoInfer<C>[]
+): Promise<Decided<S, Decision<A, E, R, C["type"]>>> {
+  const [decided] = await handleMany(trx, dialect, projection, decide, [{ id, commands }], initial);
+  if (decided === undefined) throw new Error("handleMany returned no decision for one item");
+  return decided;
+}
+
+/**
+ * How many times a command is decided in all (the first time included) when other writers keep
+ * appending to its stream first. Each `VERQ_VERSION_CONFLICT` means that another writer
+ * committed a change of this very stream between this one's load and its append, so every lost
+ * round is another writer's progress, and deciding again reads what it wrote: with k writers
+ * racing on one stream, a writer loses at most k - 1 rounds in a row. The streams decided on
+ * this path (a schedule's fires, an operator lock, a queue's settings) have a handful of writers
+ * at most (the schedulers, the operators of one store), so 5 tries cover four rivals racing on
+ * one stream at once; a caller that still loses gets the conflict and may call again, nothing
+ * of its decision written.
+ */
+export const VERSION_CONFLICT_TRIES = 5;
+
+/**
+ * Runs `work` (one whole transaction: load, decide, append) again from the start while it fails
+ * with `VERQ_VERSION_CONFLICT`, up to {@link VERSION_CONFLICT_TRIES} tries in all; any other
+ * error, and the conflict of the last try, is thrown as it is. `work` must open its own
+ * transaction, so that each try reads the stream anew. (On PostgreSQL the store's transaction
+ * already counts a conflict as contention and decides again within its busy budget; SQLite's
+ * `BEGIN IMMEDIATE` lets no other writer in between a load and its append.)
+ */
+export async function retryOnVersionConflict<T>(work: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (tries >= VERSION_CONFLICT_TRIES || !isVerqError(error, "VERQ_VERSION_CONFLICT")) throw error;
+    }
+  }
+}
+
+/** What {@link handleWithRetry} needs of the store: its dialect and its write transactions. */
+export interface CommandStore {
+  readonly dialect: StoreDialect;
+  transaction<T>(work: (trx: Kysely<VerqDatabase>) => Promise<T>): Promise<T>;
+}
+
+/**
+ * {@link handle} for one stream in a write transaction of its own, decided again (from a fresh
+ * load) after a version conflict, as {@link retryOnVersionConflict} does. Build the commands
+ * from the state (`item.commands` as a function) when they carry the time: each try then reads
+ * the clock anew.
+ */
+export async function handleWithRetry<
+  S extends StreamState,
+  C extends { readonly type: string },
+  E extends StreamEvent,
+  R,
+  A extends S = S,
+>(
+  store: CommandStore,
+  projection: StreamProjection<S, E>,
+  decide: (state: S, ...commands: readonly C[]) => Decision<A, E, R, C["type"]>,
+  item: StreamCommands<C, S>,
+  initial: (id: string) => S | undefined,
+): Promise<Decided<S, Decision<A, E, R, C["type"]>>> {
+  return retryOnVersionConflict(() =>
+    store.transaction(async (trx) => {
+      const [decided] = await handleMany(trx, store.dialect, projection, decide, [item], initial);
+      if (decided === undefined) throw new Error(`no decision for stream ${item.id}`);
+      return decided;
+    }),
+  );
+}
+
+/** What {@link decideCandidates} made of a list of candidates. */
+export interface CandidateDecisions<S extends StreamState, E extends StreamEvent, R> {
+  /** The accepted candidates' changes, in candidate order: what to commit. */
+  readonly changes: StreamChange<S, E>[];
+  /** The candidates refused (and not ending the scan), each with its refusal, in candidate order. */
+  readonly refused: { readonly state: S; readonly refusal: R }[];
+  /** True when a refusal ended the scan (see `endsScan`); the candidates after it were not decided. */
+  readonly ended: boolean;
+}
+
+/**
+ * Decides each candidate (a stream's current state, as a query found it, each stream once)
+ * against its own state with the commands `commands` builds for it, in order, without I/O: the
+ * accepted ones become changes to commit with {@link commitChanges}, the refused ones are listed
+ * with their refusal. It stops deciding once `max` candidates were accepted, or at the first
+ * refusal for which `endsScan` (a rule of the machine's core, e.g. "the rest are younger") says
+ * so: that candidate is neither accepted nor listed as refused.
+ */
+export function decideCandidates<
+  S extends StreamState,
+  C extends { readonly type: string },
+  E extends StreamEvent,
+  R,
+  A extends S = S,
+>(
+  decide: (state: S, ...commands: readonly C[]) => Decision<A, E, R, C["type"]>,
+  candidates: readonly S[],
+  commands: (state: S) => readonly NoInfer<C>[],
+  options: { readonly max?: number; readonly endsScan?: (refusal: R) => boolean } = {},
+): CandidateDecisions<S, E, R> {
+  const { max = Number.POSITIVE_INFINITY, endsScan } = options;
+  const changes: StreamChange<S, E>[] = [];
+  const refused: { state: S; refusal: R }[] = [];
+  for (const state of candidates) {
+    if (changes.length >= max) break;
+    const decision = decide(state, ...commands(state));
+    if (decision.accepted) changes.push({ before: state, after: decision.after, events: decision.events });
+    else if (endsScan?.(decision.refusal) === true) return { changes, refused, ended: true };
+    else refused.push({ state, refusal: decision.refusal });
+  }
+  return { changes, refused, ended: false };
 }

@@ -1,8 +1,8 @@
 import {
   MESSAGE_STREAM,
-  MessageError,
   decideMessage,
   messageCommands,
+  messageRefusalError,
   newMessage,
   systemClock,
   type Clock,
@@ -12,7 +12,6 @@ import {
   type MessageDecision,
   type MessageErrorReason,
   type MessageEvent,
-  type MessageRefusal,
   type MessageVerdictFacts,
 } from "@verq/core";
 import type { Kysely } from "kysely";
@@ -162,9 +161,9 @@ export class FileLedger {
         const command = messageCommands.settle({ claimId, owner, file, recovered, verdict, now });
         const decision = await this.#handle(trx, id, command);
         if (!decision.accepted) {
-          // A refusal rolls back the transaction, and with it the `processed` row inserted above.
-          if (decision.refusal === "already-settled") throw new AlreadySettled(await selectMessage(trx, id));
-          throw refused(id, decision.command, decision.refusal);
+          // A refusal rolls back the transaction, and with it the `processed` row inserted above;
+          // the one that is an answer (`already-settled`) is answered with the message as recorded.
+          throw messageRefusalError(id, decision.command, decision.refusal) ?? new AlreadySettled(await selectMessage(trx, id));
         }
         const kind = settledKind(decision.events);
         if (kind === "recorded" && verdict.kind === "valid") {
@@ -195,8 +194,8 @@ export class FileLedger {
   }
 
   /** The one command path for stream `id`: load, decide through the machine (from `new` if it has no events), commit. */
-  #handle(trx: Kysely<VerqDatabase>, id: string, command: MessageCommand): Promise<MessageDecision> {
-    return handle(trx, this.#store.dialect, messageStream, this.#decide, id, newMessage, command);
+  async #handle(trx: Kysely<VerqDatabase>, id: string, command: MessageCommand): Promise<MessageDecision> {
+    return (await handle(trx, this.#store.dialect, messageStream, this.#decide, id, newMessage, command)).decision;
   }
 
   /**
@@ -265,10 +264,6 @@ class AlreadySettled extends Error {
   constructor(readonly settled: Message | null) {
     super("this claim settled the message already");
   }
-}
-
-function refused(id: string, command: string, refusal: MessageRefusal): MessageError {
-  return new MessageError("VERQ_MESSAGE_REFUSED", `message ${id}: ${command} refused (${refusal}); nothing was recorded`);
 }
 
 /** What a settle recorded, read from the outcome event the machine decided (always the last one). */

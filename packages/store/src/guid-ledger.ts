@@ -1,14 +1,18 @@
 import {
   GUID_STATES,
   GUID_STREAM,
-  GuidError,
   VerqError,
   checkMaxAttempts,
   decideGuid,
+  endsPurgeScan,
   guidCommands,
+  invalidGuidError,
   isValidGuid,
   newGuidEntry,
+  purgeRefusalError,
+  receiptRefusalError,
   systemClock,
+  unknownGuidError,
   type Clock,
   type CoreOutcome,
   type GuidCommand,
@@ -21,7 +25,7 @@ import {
   type LedgerEntry,
 } from "@verq/core";
 import type { Kysely } from "kysely";
-import { commitChanges, handleMany, type StreamProjection } from "./command-path.ts";
+import { commitChanges, decideCandidates, handleMany, type StreamProjection } from "./command-path.ts";
 import { GroupCommit } from "./group-commit.ts";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
@@ -114,7 +118,8 @@ export function checkPurgeRetention(
   decide: GuidDecider = decideGuid,
 ): void {
   const probe = decide(newGuidEntry(PURGE_PROBE), guidCommands.purge({ retentionMs, resendWindowMs, now }));
-  if (!probe.accepted && probe.refusal === "retention-too-short") throw retentionTooShort(retentionMs, resendWindowMs);
+  const error = probe.accepted ? null : purgeRefusalError(probe.refusal, retentionMs, resendWindowMs);
+  if (error !== null) throw error;
 }
 
 /**
@@ -168,7 +173,7 @@ export class GuidLedger {
     const { guid, request, fingerprint } = input;
     const blank = newGuidEntry(guid);
     const creation = this.#decide(blank, guidCommands.receive({ guid, request, fingerprint, now: this.#clock.now() }));
-    if (!creation.accepted) throw receiptRefused(guid, creation.refusal);
+    if (!creation.accepted) throw receiptRefusalError(guid, creation.refusal);
     const repeat = (now: number) => guidCommands.repeat({ fingerprint, maxAttempts, now });
     // A read, not a write transaction: refused repeats change nothing, so the entry as read answers them.
     let existing = await selectGuidEntry(this.#store.db, this.#store.dialect, guid);
@@ -273,20 +278,15 @@ export class GuidLedger {
       const batch = await this.#store.transaction(async (trx) => {
         const command = guidCommands.purge({ retentionMs, resendWindowMs, now: this.#clock.now() });
         const candidates = await selectGuidEntriesOldestFirst(trx, batchSize, cursor);
-        const changes: GuidChange[] = [];
-        const keptHere: GuidState[] = [];
-        let young = false;
-        for (const entry of candidates) {
-          const decision = this.#decide(entry, command);
-          if (decision.accepted) changes.push({ before: entry, after: decision.after, events: decision.events });
-          else if (decision.refusal === "retention-too-short") throw retentionTooShort(retentionMs, resendWindowMs);
-          else if (decision.refusal === "too-young") {
-            young = true;
-            break;
-          } else keptHere.push(entry.state);
+        const { changes, refused, ended } = decideCandidates(this.#decide, candidates, () => [command], {
+          endsScan: endsPurgeScan,
+        });
+        for (const { refusal } of refused) {
+          const error = purgeRefusalError(refusal, retentionMs, resendWindowMs);
+          if (error !== null) throw error;
         }
         await commitChanges(trx, this.#store.dialect, this.#stream, changes);
-        return { candidates, changes, keptHere, young };
+        return { candidates, changes, keptHere: refused.map((r) => r.state.state), young: ended };
       });
       purged += batch.changes.length;
       // The purged streams' stored events: each had as many as its version.
@@ -309,7 +309,7 @@ export class GuidLedger {
   async history(guid: string): Promise<StoredEvent[]> {
     checkGuid(guid);
     const events = await readStream(this.#store.db, GUID_STREAM, guid);
-    if (events.length === 0) throw unknownGuid(guid);
+    if (events.length === 0) throw unknownGuidError(guid);
     return events;
   }
 
@@ -345,7 +345,7 @@ export class GuidLedger {
     const outcome = await this.#changes.submit({ guid, command });
     if (outcome.accepted !== "missing") return outcome;
     if (missingIsNull) return null;
-    throw unknownGuid(guid);
+    throw unknownGuidError(guid);
   }
 
   /**
@@ -356,18 +356,11 @@ export class GuidLedger {
    */
   async #changeMany(trx: Kysely<VerqDatabase>, requests: readonly ChangeRequest[]): Promise<ChangeOutcome[]> {
     const now = this.#clock.now();
-    const befores: GuidEntry[] = [];
-    const decide: GuidDecider = (entry, ...commands) => {
-      befores.push(entry);
-      return this.#decide(entry, ...commands);
-    };
     const items = requests.map((r) => ({ id: r.guid, commands: [r.command(now)] }));
-    const decisions = await handleMany(trx, this.#store.dialect, this.#stream, decide, items, newGuidEntry);
-    return decisions.map((decision, i): ChangeOutcome => {
+    const decided = await handleMany(trx, this.#store.dialect, this.#stream, this.#decide, items, newGuidEntry);
+    return decided.map(({ before, decision }): ChangeOutcome => {
       if (decision.accepted) return { accepted: true, entry: decision.after };
       if (decision.refusal === "unknown-guid") return { accepted: "missing" };
-      const before = befores[i];
-      if (before === undefined) throw new Error("a refused change has no entry it was decided from");
       return { accepted: false, refusal: decision.refusal, entry: stored(before) };
     });
   }
@@ -375,15 +368,8 @@ export class GuidLedger {
 
 /** The GUID argument of a read or of a change of an existing entry (a receipt's GUID is the machine's `validGuid` guard). */
 function checkGuid(guid: unknown): string {
-  if (!isValidGuid(guid)) throw checkGuidError();
+  if (!isValidGuid(guid)) throw invalidGuidError();
   return guid;
-}
-
-function checkGuidError(): GuidError {
-  return new GuidError(
-    "VERQ_INVALID_GUID",
-    "a GUID is 1 to 128 ASCII letters, digits, . _ : or -, starting with a letter or digit",
-  );
 }
 
 function checkDuration(ms: unknown, what: string): number {
@@ -391,20 +377,4 @@ function checkDuration(ms: unknown, what: string): number {
     throw new VerqError("VERQ_INVALID_ARGUMENT", `${what} must be a whole, non-negative number of milliseconds`);
   }
   return ms;
-}
-
-function receiptRefused(guid: string, refusal: GuidRefusal): VerqError {
-  if (refusal === "invalid-guid") return checkGuidError();
-  return new VerqError("VERQ_UNEXPECTED", `the receipt of guid ${guid} was refused: ${refusal}`);
-}
-
-function retentionTooShort(retentionMs: number, resendWindowMs: number): GuidError {
-  return new GuidError(
-    "VERQ_PURGE_RETENTION_TOO_SHORT",
-    `the retention (${retentionMs} ms) must be longer than the channel's resend window (${resendWindowMs} ms); a resend after the purge would be processed as new`,
-  );
-}
-
-function unknownGuid(guid: string): GuidError {
-  return new GuidError("VERQ_UNKNOWN_GUID", `the ledger has no entry for GUID ${guid}; check the GUID`);
 }

@@ -3,7 +3,6 @@ import {
   checkLeaseMs,
   checkToken,
   decideLock,
-  isVerqError,
   lockCommands,
   newLock,
   systemClock,
@@ -12,7 +11,7 @@ import {
   type LockDecision,
   type OperatorLock,
 } from "@verq/core";
-import { commitChanges, decideMany } from "./command-path.ts";
+import { handleWithRetry } from "./command-path.ts";
 import type { VerqStore } from "./store.ts";
 import { lockStream } from "./streams/lock-stream.ts";
 
@@ -35,9 +34,6 @@ export type AcquireResult =
 export interface OperatorLocksOptions {
   readonly clock?: Clock;
 }
-
-/** How many times a decision is taken again after another writer appended to the lock first. */
-const VERSION_RETRIES = 3;
 
 /**
  * Named operator locks (SPEC O1), so that a piece of operator work, such as a bulk redrive,
@@ -104,28 +100,10 @@ export class OperatorLocks {
     return (await lockStream.load(this.#store.db, [name])).get(name) ?? newLock(name);
   }
 
-  /** Load → decide → append, in one transaction; taken again when another writer appended first. */
+  /** Load → decide → append, in one transaction; decided again when another writer appended first. */
   async #decide(name: string, command: (now: number) => LockCommand): Promise<{ before: OperatorLock; decision: LockDecision }> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#store.transaction(async (trx) => {
-          const current = await lockStream.load(trx, [name]);
-          const before = current.get(name) ?? newLock(name);
-          const { decided, changes } = decideMany(
-            current,
-            decideLock,
-            [{ id: name, commands: [command(this.#clock.now())] }],
-            newLock,
-          );
-          await commitChanges(trx, this.#store.dialect, lockStream, changes);
-          const decision = decided[0]?.decision;
-          if (decision === undefined) throw new Error(`no decision for lock ${name}`);
-          return { before, decision };
-        });
-      } catch (error) {
-        if (attempt >= VERSION_RETRIES || !isVerqError(error, "VERQ_VERSION_CONFLICT")) throw error;
-      }
-    }
+    const item = { id: name, commands: () => [command(this.#clock.now())] };
+    return handleWithRetry(this.#store, lockStream, decideLock, item, newLock);
   }
 }
 

@@ -4,26 +4,22 @@ import {
   canonicalJson,
   checkScheduleDefinition,
   decideSchedule,
-  dueSlot,
   isValidScheduleName,
-  isVerqError,
   newSchedule,
   scheduleCommands,
+  scheduleDueSlot,
+  scheduleRefusalError,
   systemClock,
   type Clock,
-  type DueSlot,
   type JsonValue,
   type Schedule,
   type ScheduleCommand,
   type ScheduleDecider,
   type ScheduleEvent,
   type ScheduleDecision,
-  type ScheduleRefusal,
 } from "@verq/core";
-import type { Kysely } from "kysely";
-import { commitChanges, decideMany, type StreamCommands } from "./command-path.ts";
+import { handle, handleWithRetry, retryOnVersionConflict } from "./command-path.ts";
 import type { EnqueueInput, JobQueue } from "./job-queue.ts";
-import type { VerqDatabase } from "./schema.ts";
 import { seamsOf, type SchedulesSeams } from "./seams.ts";
 import { selectSchedules } from "./sql/schedules/selectSchedules.ts";
 import type { VerqStore } from "./store.ts";
@@ -60,16 +56,6 @@ export interface FiredSlot {
 export interface SchedulesOptions {
   readonly clock?: Clock;
 }
-
-/** How many times a fire is decided again after another scheduler appended to the schedule first. */
-const VERSION_RETRIES = 5;
-
-const DEFINE_ERRORS: Partial<Record<ScheduleRefusal, () => VerqError>> = {
-  "invalid-name": () => new VerqError("VERQ_INVALID_ARGUMENT", "invalid schedule name"),
-  "invalid-cron": () => new VerqError("VERQ_INVALID_CRON", "invalid cron expression"),
-  "invalid-timezone": () => new VerqError("VERQ_INVALID_TIMEZONE", "invalid timezone"),
-  "invalid-queue": () => new VerqError("VERQ_INVALID_ARGUMENT", "invalid queue name"),
-};
 
 /**
  * Cron schedules that enqueue jobs. Each schedule is a stream decided by the schedule machine and
@@ -112,10 +98,10 @@ export class Schedules {
     const definition = { cron: input.cron, timezone, payload, queue };
     const { before, decision } = await this.#decide(name, (now) => scheduleCommands.define({ definition, now }));
     if (decision.accepted) return { changed: true, schedule: decision.after };
-    if (decision.refusal === "unchanged") return { changed: false, schedule: before };
-    throw (
-      DEFINE_ERRORS[decision.refusal] ?? (() => new VerqError("VERQ_UNEXPECTED", `schedule refused: ${decision.refusal}`))
-    )();
+    // Every other refusal of a define is an error; `unchanged` is the answer.
+    const error = scheduleRefusalError(decision.refusal);
+    if (error !== null) throw error;
+    return { changed: false, schedule: before };
   }
 
   /** Removes schedule `name`: `true` when it was active, `false` (nothing changed) when absent or already removed. */
@@ -145,75 +131,55 @@ export class Schedules {
   async runDue(now: number = this.#clock.now()): Promise<FiredSlot[]> {
     const fired: FiredSlot[] = [];
     for (const schedule of await selectSchedules(this.#store.db, { activeOnly: true })) {
-      if (dueFor(schedule, now) === null) continue;
+      if (scheduleDueSlot(schedule, now) === null) continue;
       const slot = await this.#fire(schedule.name, now);
       if (slot !== null) fired.push(slot);
     }
     return fired;
   }
 
-  /** Decides and records the due slot of one schedule and enqueues its job, in one transaction. */
+  /**
+   * Decides and records the due slot of one schedule and enqueues its job, in one transaction:
+   * the slot and its job commit together or not at all.
+   */
   async #fire(name: string, now: number): Promise<FiredSlot | null> {
-    return this.#retrying(() =>
+    return retryOnVersionConflict(() =>
       this.#store.transaction(async (trx) => {
-        const current = await scheduleStream.load(trx, [name]);
-        const before = current.get(name);
-        const due = before === undefined ? null : dueFor(before, now);
-        if (before === undefined || due === null) return null;
+        const read = (await scheduleStream.load(trx, [name])).get(name);
+        const due = read === undefined ? null : scheduleDueSlot(read, now);
+        if (due === null) return null;
         const fire = scheduleCommands.fire({ slot: due.slot, firstMissed: due.firstMissed, now });
-        const items: StreamCommands<ScheduleCommand, Schedule>[] = [{ id: name, commands: [fire] }];
-        const { decided, changes } = decideMany(current, this.#decider, items, newSchedule);
-        const decision = decided[0]?.decision;
-        if (decision?.accepted !== true) return null;
+        const { before, decision } = await handle(
+          trx,
+          this.#store.dialect,
+          scheduleStream,
+          this.#decider,
+          name,
+          newSchedule,
+          fire,
+        );
+        if (!decision.accepted) return null;
         // The job is the one the machine named in its `schedule.fired` event.
         const jobId = firedJobId(decision.events);
         const { created } = await this.#queue.enqueue(slotJob(before, jobId), { trx });
-        await commitChanges(trx, this.#store.dialect, scheduleStream, changes);
         return { name, slot: due.slot, jobId, created, firstMissed: due.firstMissed };
       }),
     );
   }
 
-  /** Load → decide → append, in one transaction. */
+  /** Load → decide → append, in one transaction; decided again when another writer appended first. */
   async #decide(
     name: string,
     command: (now: number) => ScheduleCommand,
   ): Promise<{ before: Schedule; decision: ScheduleDecision }> {
-    return this.#retrying(() =>
-      this.#store.transaction(async (trx: Kysely<VerqDatabase>) => {
-        const current = await scheduleStream.load(trx, [name]);
-        const before = current.get(name) ?? newSchedule(name);
-        const item = { id: name, commands: [command(this.#clock.now())] };
-        const { decided, changes } = decideMany(current, this.#decider, [item], newSchedule);
-        await commitChanges(trx, this.#store.dialect, scheduleStream, changes);
-        const decision = decided[0]?.decision;
-        if (decision === undefined) throw new Error(`no decision for schedule ${name}`);
-        return { before, decision };
-      }),
-    );
-  }
-
-  /** Runs `work` again when another writer appended to the same schedule first. */
-  async #retrying<T>(work: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work();
-      } catch (error) {
-        if (attempt >= VERSION_RETRIES || !isVerqError(error, "VERQ_VERSION_CONFLICT")) throw error;
-      }
-    }
+    const item = { id: name, commands: () => [command(this.#clock.now())] };
+    return handleWithRetry(this.#store, scheduleStream, this.#decider, item, newSchedule);
   }
 }
 
 function firedJobId(events: readonly ScheduleEvent[]): string {
   for (const event of events) if (event.type === "schedule.fired") return event.data.jobId;
   throw new Error("an accepted fire emitted no schedule.fired event");
-}
-
-/** The due slot of `schedule` at `now`: slots count from its `since`, after its last slot. */
-function dueFor(schedule: Schedule, now: number): DueSlot | null {
-  const from = schedule.lastSlot === null ? schedule.since : Math.max(schedule.since, schedule.lastSlot + 1);
-  return dueSlot(schedule.cron, schedule.timezone, from, now);
 }
 
 /** The one place a schedule's slot becomes an enqueue input: the slot's job id, the schedule's payload and queue. */

@@ -1,8 +1,29 @@
-import { LOCK_STREAM, decideLock, lockCommands, newLock, type LockCommand, type LockEvent, type OperatorLock } from "@verq/core";
+import {
+  LOCK_STREAM,
+  VersionConflict,
+  VerqError,
+  decideLock,
+  lockCommands,
+  newLock,
+  type LockCommand,
+  type LockEvent,
+  type OperatorLock,
+} from "@verq/core";
 import { ENGINES, engineAvailable } from "@verq/testing";
 import { describe, expect, it } from "vitest";
 import { readAllEvents, type VerqStore } from "../src/index.ts";
-import { commitChanges, decideMany, handle, handleMany, type StreamChange } from "../src/command-path.ts";
+import {
+  VERSION_CONFLICT_TRIES,
+  commitChanges,
+  decideCandidates,
+  decideMany,
+  handle,
+  handleMany,
+  handleWithRetry,
+  retryOnVersionConflict,
+  type CommandStore,
+  type StreamChange,
+} from "../src/command-path.ts";
 import { lockStream } from "../src/streams/lock-stream.ts";
 import { freshStores } from "./helpers/fresh-store.ts";
 
@@ -62,6 +83,104 @@ describe("decideMany: items decided in input order, two items of one stream chai
     expect(() => decideMany(new Map(), decideLock, [{ id: "ghost", commands: [acquire("ops-a")] }], () => undefined)).toThrow(
       "no stream ghost and no initial state for it",
     );
+  });
+});
+
+describe("decideCandidates: each candidate against its own state, the accepted ones kept, up to a max or a refusal that ends the scan", () => {
+  const held = (name: string, owner: string) => changeOf(newLock(name), acquire(owner)).after;
+
+  it("keeps the accepted candidates as changes and lists the refused ones with their refusal, in candidate order", () => {
+    const candidates = [newLock("a"), held("b", "ops-b"), newLock("c")];
+    const seen: string[] = [];
+    const result = decideCandidates(decideLock, candidates, (lock) => {
+      seen.push(lock.name);
+      return [acquire(`ops-${lock.name}`)];
+    });
+    expect(seen).toEqual(["a", "b", "c"]);
+    expect(result.changes.map((c) => [c.before.name, c.after.owner, c.events.map((e) => e.type)])).toEqual([
+      ["a", "ops-a", ["lock.acquired"]],
+      ["c", "ops-c", ["lock.acquired"]],
+    ]);
+    expect(result.changes[0]?.before).toBe(candidates[0]);
+    expect(result.refused).toEqual([{ state: candidates[1], refusal: "held" }]);
+    expect(result.ended).toBe(false);
+  });
+
+  it("stops deciding once max candidates were accepted; refusals do not count towards it", () => {
+    const candidates = [held("a", "ops-a"), newLock("b"), newLock("c"), newLock("d")];
+    const seen: string[] = [];
+    const result = decideCandidates(
+      decideLock,
+      candidates,
+      (lock) => {
+        seen.push(lock.name);
+        return [acquire("ops-x")];
+      },
+      { max: 2 },
+    );
+    expect(result.changes.map((c) => c.before.name)).toEqual(["b", "c"]);
+    expect(result.refused.map((r) => r.state.name)).toEqual(["a"]);
+    expect(seen).toEqual(["a", "b", "c"]);
+    expect(decideCandidates(decideLock, candidates, () => [acquire("ops-x")], { max: 0 }).changes).toEqual([]);
+  });
+
+  it("ends the scan at the first refusal endsScan names: that candidate and the later ones are neither kept nor listed", () => {
+    const candidates = [newLock("a"), held("b", "ops-b"), newLock("c")];
+    const asked: string[] = [];
+    const result = decideCandidates(decideLock, candidates, () => [acquire("ops-x")], {
+      endsScan: (refusal) => {
+        asked.push(refusal);
+        return refusal === "held";
+      },
+    });
+    expect(result.changes.map((c) => c.before.name)).toEqual(["a"]);
+    expect(result.refused).toEqual([]);
+    expect(result.ended).toBe(true);
+    expect(asked).toEqual(["held"]);
+    const goesOn = decideCandidates(decideLock, candidates, () => [acquire("ops-x")], { endsScan: () => false });
+    expect(goesOn.changes.map((c) => c.before.name)).toEqual(["a", "c"]);
+    expect(goesOn.refused.map((r) => r.refusal)).toEqual(["held"]);
+    expect(goesOn.ended).toBe(false);
+  });
+});
+
+describe("retryOnVersionConflict: one policy for a command another writer beat to its stream", () => {
+  it("tries 5 times in all: why is documented with the constant", () => {
+    expect(VERSION_CONFLICT_TRIES).toBe(5);
+  });
+
+  it("runs the work again after each VERQ_VERSION_CONFLICT and answers the first try that commits", async () => {
+    let tries = 0;
+    const answer = await retryOnVersionConflict(() => {
+      tries++;
+      if (tries < VERSION_CONFLICT_TRIES) return Promise.reject(new VersionConflict("operator", "a", tries));
+      return Promise.resolve("written");
+    });
+    expect(answer).toBe("written");
+    expect(tries).toBe(VERSION_CONFLICT_TRIES);
+  });
+
+  it("throws the conflict of the last try, after exactly VERSION_CONFLICT_TRIES tries", async () => {
+    let tries = 0;
+    const error = await retryOnVersionConflict(() => {
+      tries++;
+      return Promise.reject(new VersionConflict("operator", "a", tries));
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "VERQ_VERSION_CONFLICT" });
+    expect((error as Error).message).toContain("version 5;");
+    expect(tries).toBe(VERSION_CONFLICT_TRIES);
+  });
+
+  it("throws any other error at once, a verq error of another code included", async () => {
+    for (const thrown of [new VerqError("VERQ_STORE_BUSY", "busy"), new Error("disk")]) {
+      let tries = 0;
+      const error = await retryOnVersionConflict(() => {
+        tries++;
+        return Promise.reject(thrown);
+      }).catch((e: unknown) => e);
+      expect(error).toBe(thrown);
+      expect(tries).toBe(1);
+    }
   });
 });
 
@@ -125,7 +244,7 @@ for (const engine of ENGINES) {
 
     it("handleMany loads, decides in order and commits the accepted items; handle answers for one stream", async () => {
       const { store } = await stores.open(engine);
-      const decisions = await store.db.transaction().execute((trx) =>
+      const decided = await store.db.transaction().execute((trx) =>
         handleMany(
           trx,
           store.dialect,
@@ -138,15 +257,54 @@ for (const engine of ENGINES) {
           initial,
         ),
       );
-      expect(decisions.map((d) => d.accepted)).toEqual([true, false]);
+      expect(decided.map((d) => d.decision.accepted)).toEqual([true, false]);
+      // Each item answers with the state it was decided against: the second, the first's.
+      expect(decided.map((d) => [d.before.version, d.before.owner])).toEqual([
+        [0, null],
+        [1, "ops-a"],
+      ]);
       const again = await store.db
         .transaction()
         .execute((trx) => handle(trx, store.dialect, lockStream, decideLock, "a", initial, release(1)));
-      expect(again).toMatchObject({ accepted: true, after: { state: "free", version: 2 } });
+      expect(again.before).toMatchObject({ state: "held", version: 1 });
+      expect(again.decision).toMatchObject({ accepted: true, after: { state: "free", version: 2 } });
       expect(await eventsOf(store)).toEqual([
         { id: "a", v: 1, type: "lock.acquired" },
         { id: "a", v: 2, type: "lock.released" },
       ]);
+    });
+
+    it("handleWithRetry decides in a transaction of its own, again from a fresh load after each version conflict", async () => {
+      const { store } = await stores.open(engine);
+      let transactions = 0;
+      let built = 0;
+      // A rival writer takes the lock between this writer's first two loads and its appends.
+      const racing: CommandStore = {
+        dialect: store.dialect,
+        transaction: (work) =>
+          store.transaction(async (trx) => {
+            transactions++;
+            const result = await work(trx);
+            if (transactions <= 2) throw new VersionConflict("operator", "a", transactions);
+            return result;
+          }),
+      };
+      const item = {
+        id: "a",
+        commands: (lock: OperatorLock) => {
+          built++;
+          return [acquire(`ops-${lock.version}`)];
+        },
+      };
+      const { before, decision } = await handleWithRetry(racing, lockStream, decideLock, item, initial);
+      expect(transactions).toBe(3);
+      expect(built).toBe(3);
+      expect(before).toMatchObject({ name: "a", version: 0 });
+      expect(decision).toMatchObject({ accepted: true, after: { owner: "ops-0", version: 1 } });
+      expect(await eventsOf(store)).toEqual([{ id: "a", v: 1, type: "lock.acquired" }]);
+      const refused = await handleWithRetry(store, lockStream, decideLock, { id: "a", commands: [acquire("ops-b")] }, initial);
+      expect(refused.before).toMatchObject({ owner: "ops-0", version: 1 });
+      expect(refused.decision).toMatchObject({ accepted: false, refusal: "held" });
     });
   });
 }

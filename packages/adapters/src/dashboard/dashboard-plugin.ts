@@ -1,4 +1,4 @@
-import { isVerqError, machineGraph, systemClock, VERQ_MACHINES, type Clock } from "@verq/core";
+import { isVerqError, machineGraph, systemClock, VERQ_MACHINES, type Clock, type VerqErrorCode } from "@verq/core";
 import { FileLedger, GuidLedger, JobQueue, type VerqStore } from "@verq/store";
 import type { FastifyPluginCallback, FastifyReply } from "fastify";
 import { edgeErrorMessage, edgeErrorOf } from "../http/edge-errors.ts";
@@ -59,7 +59,7 @@ export const dashboardPlugin: FastifyPluginCallback<DashboardPluginOptions> = (a
   const paths = new DashboardPaths(app.prefix);
   const sendPage = (reply: FastifyReply, status: number, body: string) =>
     reply.code(status).headers(HEADERS).type("text/html; charset=utf-8").send(body);
-  const problem = (reply: FastifyReply, status: number, code: string, message: string) =>
+  const problem = (reply: FastifyReply, status: number, code: VerqErrorCode, message: string) =>
     sendPage(reply, status, problemPage(paths, clock.now(), status, code, message));
   const withPayload = (query: unknown) => (query as { payload?: unknown } | undefined)?.payload === "1";
 

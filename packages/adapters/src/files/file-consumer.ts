@@ -1,6 +1,6 @@
 import { lstatSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { isVerqError, type Message, type MessageErrorReason } from "@verq/core";
+import { isVerqError, settledFolder, type Message } from "@verq/core";
 import type { FileLedger, ProcessedMessage, ProcessedMessageHandler, SettleInput, SettleResult, VerqLogger } from "@verq/store";
 import { failpoint } from "../failpoints.ts";
 import { msSince } from "../log-fields.ts";
@@ -13,13 +13,15 @@ import {
   processingName,
   type ClaimOwner,
 } from "./claim-name.ts";
-import { decodeMessage } from "./message-decoder.ts";
-import { validateMessage } from "./message-validator.ts";
+import { ConsumeCounter, folderOf, type ConsumeTotals, type FileOutcome } from "./consume-totals.ts";
+import { examineFile } from "./examine-file.ts";
 import { entryExists, placeFile, removeFile, sameFile } from "./place-file.ts";
 import { DEFAULT_PROFILE, type FileQueueProfile } from "./profile.ts";
 import { isMessageFileName, listFiles, openQueue, type QueueDirs } from "./queue-dirs.ts";
 import { queueName } from "./queue-name.ts";
-import { DEFAULT_MAX_BYTES, readClaimedFile } from "./read-claimed-file.ts";
+import { DEFAULT_MAX_BYTES } from "./read-claimed-file.ts";
+
+export type { ConsumeTotals, FileOutcome } from "./consume-totals.ts";
 
 /** The database transaction a handler runs in (a Kysely transaction over the store). */
 export type HandlerTransaction = Parameters<ProcessedMessageHandler>[0];
@@ -42,33 +44,6 @@ export interface ConsumedMessage extends ProcessedMessage {
  * another process's lock, so the handler must do nothing outside `trx` that it cannot repeat.
  */
 export type FileMessageHandler = (message: ConsumedMessage, trx: HandlerTransaction) => Promise<void>;
-
-/** What happened to one file. */
-export interface FileOutcome {
-  /** The file's name in the inbox, shortened at the claim when too long (see `queueName`). */
-  readonly file: string;
-  /** Its name in `done/` or `error/` (the inbox name unless another file held it). */
-  readonly placedAs: string;
-  readonly state: "done" | "error";
-  readonly outcome: "recorded" | "duplicate" | null;
-  readonly reason: MessageErrorReason | null;
-  readonly detail: string | null;
-  /** True when it was taken over from `processing/`, left there by a consumer that died. */
-  readonly recovered: boolean;
-}
-
-/** Counts of one consumer's work. */
-export interface ConsumeTotals {
-  /** Files moved to `done/`: recorded plus duplicates. */
-  readonly done: number;
-  readonly error: number;
-  readonly recorded: number;
-  readonly duplicates: number;
-  /** Files taken over from `processing/` (already counted in done or error). */
-  readonly recovered: number;
-  /** Inbox files that could not be claimed (e.g. a name too long for `processing/`), with the error code. */
-  readonly skipped: readonly { readonly file: string; readonly code: string }[];
-}
 
 /** Settings of a {@link FileConsumer}. */
 export interface FileConsumerOptions {
@@ -138,8 +113,7 @@ export class FileConsumer {
   readonly #onFile: ((outcome: FileOutcome) => void) | undefined;
   readonly #log: VerqLogger | undefined;
   readonly #owner: ClaimOwner;
-  readonly #skipped = new Map<string, string>();
-  #totals = { done: 0, error: 0, recorded: 0, duplicates: 0, recovered: 0 };
+  readonly #counter = new ConsumeCounter();
 
   constructor(options: FileConsumerOptions) {
     this.dirs = openQueue(options.root);
@@ -155,7 +129,7 @@ export class FileConsumer {
 
   /** What this consumer has done so far. */
   totals(): ConsumeTotals {
-    return { ...this.#totals, skipped: [...this.#skipped].map(([file, code]) => ({ file, code })) };
+    return this.#counter.totals();
   }
 
   /**
@@ -228,7 +202,7 @@ export class FileConsumer {
     let claimed = 0;
     for (const name of listFiles(this.dirs.inbox, isMessageFileName)) {
       if (shouldStop()) break;
-      if (this.#skipped.has(name)) continue;
+      if (this.#counter.isSkipped(name)) continue;
       const claimId = newClaimId(Date.now());
       // A name too long to carry the claim's prefix is claimed under a shortened one (queue-name.ts).
       const file = queueName(name);
@@ -238,7 +212,7 @@ export class FileConsumer {
       } catch (error) {
         const code = errno(error);
         if (code === "ENOENT") continue; // lost the race: another consumer has it
-        this.#skipped.set(name, code ?? "unknown");
+        this.#counter.skip(name, code ?? "unknown");
         this.#log?.warn({ file: name, code: code ?? "unknown" }, "could not claim; the file stays in inbox/");
         continue;
       }
@@ -266,9 +240,10 @@ export class FileConsumer {
       failpoint("files.afterRename");
       if (recovered) {
         const known = await this.#ledger.findByClaim(claimId);
-        if (known !== null && (known.state === "done" || known.state === "error")) {
+        const recorded = known === null ? null : settledFolder(known);
+        if (known !== null && recorded !== null) {
           // Recorded before its consumer died: the file only has to go where the record says.
-          const placedAs = placeFile(path, this.#dirFor(known.state), known.file, claimId);
+          const placedAs = placeFile(path, this.#dirFor(recorded), known.file, claimId);
           removeFile(path);
           this.#count({ kind: "already", message: known }, file, placedAs, true, started);
           return true;
@@ -282,7 +257,7 @@ export class FileConsumer {
         recovered,
         errorCopyExists: entryExists(errorCopy) && !sameFile(path, errorCopy),
       };
-      const verdict = this.#examine(path);
+      const verdict = examineFile(path, this.#maxBytes, this.#profile);
       let result: SettleResult;
       let placedAs: string;
       if (verdict.kind === "valid") {
@@ -305,23 +280,6 @@ export class FileConsumer {
     } finally {
       inFlight.delete(path);
     }
-  }
-
-  #examine(
-    path: string,
-  ):
-    | { kind: "valid"; processed: ProcessedMessage; fields: Record<string, unknown> }
-    | { kind: "invalid"; reason: MessageErrorReason; detail: string } {
-    const read = readClaimedFile(path, this.#maxBytes);
-    if (!read.ok && read.notAFile !== undefined)
-      return { kind: "invalid", reason: "parse", detail: `${read.notAFile}, not a file; never followed or read` };
-    if (!read.ok)
-      return { kind: "invalid", reason: "too-large", detail: `${read.size} bytes, over the limit of ${this.#maxBytes}` };
-    const decoded = decodeMessage(read.bytes);
-    if (!decoded.ok) return { kind: "invalid", reason: decoded.reason, detail: decoded.detail };
-    const checked = validateMessage(decoded.value, this.#profile);
-    if (!checked.ok) return { kind: "invalid", reason: checked.reason, detail: checked.detail };
-    return { kind: "valid", processed: checked.processed, fields: checked.fields };
   }
 
   async #settleValid(
@@ -375,31 +333,24 @@ export class FileConsumer {
 
   /** After `already`: make sure the file is where the record says, not where this run put it. */
   #reconcile(path: string, placedAs: string, placedIn: "done" | "error", message: Message, claimId: string): string {
-    const state = message.state === "error" ? "error" : "done";
+    const state = folderOf(message);
     if (state === placedIn) return placedAs;
     const moved = placeFile(path, this.#dirFor(state), message.file, claimId);
     removeFile(join(this.#dirFor(placedIn), placedAs));
     return moved;
   }
 
-  #dirFor(state: Message["state"]): string {
-    return state === "error" ? this.dirs.error : this.dirs.done;
+  #dirFor(folder: "done" | "error"): string {
+    return folder === "error" ? this.dirs.error : this.dirs.done;
   }
 
   #count(result: SettleResult, file: string, placedAs: string, recovered: boolean, started: number): void {
-    const m = result.message;
-    const state = m.state === "error" ? "error" : "done";
-    if (state === "error") this.#totals.error++;
-    else {
-      this.#totals.done++;
-      if (m.outcome === "duplicate") this.#totals.duplicates++;
-      else this.#totals.recorded++;
-    }
-    if (recovered) this.#totals.recovered++;
+    const outcome = this.#counter.settled(result.message, file, placedAs, recovered);
+    const { state, reason, detail } = outcome;
     this.#log?.info(
-      { file, placedAs, state, outcome: m.outcome, reason: m.reason, detail: m.detail, recovered, durationMs: msSince(started) },
+      { file, placedAs, state, outcome: outcome.outcome, reason, detail, recovered, durationMs: msSince(started) },
       "file settled",
     );
-    this.#onFile?.({ file, placedAs, state, outcome: m.outcome, reason: m.reason, detail: m.detail, recovered });
+    this.#onFile?.(outcome);
   }
 }

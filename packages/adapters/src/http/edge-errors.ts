@@ -1,7 +1,8 @@
+import type { VerqErrorCode } from "@verq/core";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 
 /** What each refusal of an edge says besides its code: the same words for every request. */
-const MESSAGES: Readonly<Record<string, string>> = {
+const MESSAGES: Readonly<Partial<Record<VerqErrorCode, string>>> = {
   VERQ_BODY_TOO_LARGE: "the body is larger than this endpoint accepts",
   VERQ_UNSUPPORTED_MEDIA_TYPE: "send the body as Content-Type: application/json",
   VERQ_INVALID_BODY: "the body could not be read as JSON",
@@ -13,7 +14,7 @@ const MESSAGES: Readonly<Record<string, string>> = {
  * every refusal of an HTTP edge takes, so a client reads a stable `VERQ_*` code and never
  * Fastify's own error format.
  */
-export function sendEdgeError(reply: FastifyReply, status: number, code: string, message = MESSAGES[code]): FastifyReply {
+export function sendEdgeError(reply: FastifyReply, status: number, code: VerqErrorCode, message = MESSAGES[code]): FastifyReply {
   return reply
     .code(status)
     .header("content-type", "application/json; charset=utf-8")
@@ -25,7 +26,7 @@ export function sendEdgeError(reply: FastifyReply, status: number, code: string,
  * 413 `VERQ_BODY_TOO_LARGE`, 415 `VERQ_UNSUPPORTED_MEDIA_TYPE` and any other `VERQ_INVALID_BODY`;
  * anything else is 500 `VERQ_UNEXPECTED`.
  */
-export function edgeErrorOf(error: { readonly statusCode?: number }): { status: number; code: string } {
+export function edgeErrorOf(error: { readonly statusCode?: number }): { status: number; code: VerqErrorCode } {
   const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
   const code =
     status === 413
@@ -39,7 +40,7 @@ export function edgeErrorOf(error: { readonly statusCode?: number }): { status: 
 }
 
 /** What an edge error code says (see {@link sendEdgeError}), for the dashboard's pages. */
-export function edgeErrorMessage(code: string): string {
+export function edgeErrorMessage(code: VerqErrorCode): string {
   return MESSAGES[code] ?? code;
 }
 

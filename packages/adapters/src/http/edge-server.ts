@@ -1,5 +1,6 @@
 import { STATUS_CODES, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import type { VerqErrorCode } from "@verq/core";
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
@@ -36,7 +37,7 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
  * code and the words. The connection is closed afterwards, as Node does, since the parser cannot
  * tell where the next request would start.
  */
-function clientErrorAnswer(code: string | undefined): [number, string, string] {
+function clientErrorAnswer(code: string | undefined): [number, VerqErrorCode, string] {
   switch (code) {
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return [408, "VERQ_REQUEST_TIMEOUT", "the request was not received in time"];

@@ -1,3 +1,4 @@
+import type { VerqErrorCode } from "@verq/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sendEdgeError } from "./edge-errors.ts";
 
@@ -27,7 +28,7 @@ export type JsonBodyParser = (request: FastifyRequest, body: Buffer, done: (erro
 export function acceptJsonOnly(
   app: FastifyInstance,
   parse: JsonBodyParser,
-  once: { readonly headers: readonly string[]; readonly code: string } = { headers: [], code: "VERQ_INVALID_HEADER" },
+  once: { readonly headers: readonly string[]; readonly code: VerqErrorCode } = { headers: [], code: "VERQ_INVALID_HEADER" },
 ): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) =>

@@ -1,8 +1,8 @@
 import {
-  GUID_CODES,
-  MAX_JSON_DEPTH,
-  relayAnswer,
+  channelRequestError,
+  guidReply,
   type ChannelRequestProblem,
+  type GuidRefusal,
   type GuidState,
   type LedgerEntry,
 } from "@verq/core";
@@ -19,55 +19,15 @@ export interface RelayReply {
 }
 
 /**
- * The answer for an entry as it stands (SPEC G3): DONE → the stored response, byte for byte;
- * RECEIVED or SENT → E903; UNKNOWN → E901; FAILED → E902. All with HTTP 200: the code in the
- * body is the answer.
+ * The answer for an entry as it stands, after the machine's refusal of the channel's repeat if
+ * there was one (null: the entry was just claimed or sent): core's `guidReply` decides it
+ * (SPEC G3; a payload mismatch is 422).
  */
-export function replyFor(entry: LedgerEntry, replayed: boolean): RelayReply {
-  switch (entry.state) {
-    case "DONE":
-      if (entry.response === null) throw new Error(`ledger entry ${entry.guid} is DONE without a response`);
-      return { status: 200, body: entry.response, state: entry.state, replayed };
-    case "RECEIVED":
-    case "SENT":
-      return { status: 200, body: relayAnswer(entry.guid, GUID_CODES.inProgress), state: entry.state, replayed: false };
-    case "UNKNOWN":
-      return { status: 200, body: relayAnswer(entry.guid, GUID_CODES.unknown), state: entry.state, replayed: false };
-    case "FAILED":
-      return { status: 200, body: relayAnswer(entry.guid, GUID_CODES.notSent), state: entry.state, replayed: false };
-  }
+export function replyFor(entry: LedgerEntry, refusal: GuidRefusal | null = null): RelayReply {
+  return { ...guidReply(entry, refusal), state: entry.state };
 }
 
-/**
- * The same GUID with another payload (IETF Idempotency-Key draft: 422): refused, recorded
- * nowhere, never sent to the core. The body keeps the relay's answer shape and adds the error.
- */
-export function payloadMismatchReply(entry: LedgerEntry): RelayReply {
-  const body = JSON.stringify({
-    guid: entry.guid,
-    code: GUID_CODES.payloadMismatch,
-    error: {
-      code: "VERQ_GUID_PAYLOAD_MISMATCH",
-      message: "this GUID was already used with another payload; a new transfer needs a new GUID",
-    },
-  });
-  return { status: 422, body, state: entry.state, replayed: false };
-}
-
-const PROBLEMS: Record<ChannelRequestProblem, { code: string; message: string }> = {
-  "invalid-json": {
-    code: "VERQ_INVALID_JSON",
-    message: `the body must be UTF-8 JSON, with finite numbers, nested at most ${MAX_JSON_DEPTH} deep`,
-  },
-  "not-an-object": { code: "VERQ_INVALID_BODY", message: "the body must be a JSON object with a guid" },
-  "missing-guid": { code: "VERQ_MISSING_GUID", message: 'the body must carry the transfer\'s GUID as "guid"' },
-  "invalid-guid": {
-    code: "VERQ_INVALID_GUID",
-    message: "a GUID is 1 to 128 ASCII letters, digits, . _ : or -, starting with a letter or digit",
-  },
-};
-
-/** HTTP 400 for a request refused before the ledger: nothing is recorded. */
+/** HTTP 400 for a request refused before the ledger, with core's code for the problem: nothing is recorded. */
 export function badRequestReply(problem: ChannelRequestProblem): RelayReply {
-  return { status: 400, body: JSON.stringify({ error: PROBLEMS[problem] }), state: null, replayed: false };
+  return { status: 400, body: JSON.stringify({ error: channelRequestError(problem) }), state: null, replayed: false };
 }

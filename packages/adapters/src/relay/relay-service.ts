@@ -1,10 +1,10 @@
-import { checkMaxAttempts, readChannelRequest, type LedgerEntry } from "@verq/core";
+import { checkMaxAttempts, readChannelRequest, type GuidRefusal, type LedgerEntry } from "@verq/core";
 import type { GuidLedger, LedgerStats, PurgeResult, ReceiveResult, RecoverResult, StoredEvent, VerqLogger } from "@verq/store";
 import type { CoreClient } from "./core-client.ts";
 import { failpoint } from "../failpoints.ts";
 import { msSince } from "../log-fields.ts";
 import { deliver, type RelayBoundary, type RelayContext } from "./relay-context.ts";
-import { badRequestReply, payloadMismatchReply, replyFor, type RelayReply } from "./relay-reply.ts";
+import { badRequestReply, replyFor, type RelayReply } from "./relay-reply.ts";
 import type { BulkPacing } from "./bulk-pacing.ts";
 import { reprocessFailed, type ReprocessReport } from "./reprocess-failed.ts";
 import { resolveUnknown, type ResolveReport } from "./resolve-unknown.ts";
@@ -100,12 +100,10 @@ export class RelayService {
 
   /** The answer to a received request, and the entry it answers from. */
   async #answer(got: ReceiveResult): Promise<{ reply: RelayReply; entry: LedgerEntry }> {
-    const answer = (entry: LedgerEntry, replayed = false) => ({ reply: replyFor(entry, replayed), entry });
+    const answer = (entry: LedgerEntry, refusal: GuidRefusal | null = null) => ({ reply: replyFor(entry, refusal), entry });
     switch (got.kind) {
       case "repeat":
-        return got.refusal === "payload-mismatch"
-          ? { reply: payloadMismatchReply(got.entry), entry: got.entry }
-          : answer(got.entry, got.refusal === "replay");
+        return answer(got.entry, got.refusal);
       case "resend":
         return answer(await deliver(this.#context, got.entry));
       case "claimed": {
