@@ -2,15 +2,30 @@ import { JOB_STREAM } from "@verq/core";
 import { JobQueue, readAllEvents } from "@verq/store";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import type { LimitedWorkerLine } from "./helpers/limited-claim-worker.ts";
+import { readJsonLines } from "./helpers/read-jsonl.ts";
 import { helperScript, runTsChild } from "./helpers/run-ts-child.ts";
+import { openBarrier } from "./helpers/stdin-barrier.ts";
+import { makeTempDir, type TempDir } from "./helpers/temp-dir.ts";
 
 const LIMITED = 60;
 const OTHER = 40;
 const LIMIT = 3;
 const OWNERS = ["worker-a", "worker-b"] as const;
+/** What each process claims of the limited queue before either finishes: together, the limit. */
+const SHARES = [2, 1] as const;
+// Each process asks for more than the limit at once: only the limit keeps them under it.
+const BATCH = 4;
+const HOLD_MS = 6;
+const IDLE_MS = 600;
+// Generous: loading processes on two cores shared with other work can take many seconds.
+const BARRIER_MS = 60_000;
 
 let database: TestDatabase | undefined;
+let tmp: TempDir | undefined;
 afterEach(async () => {
+  tmp?.remove();
+  tmp = undefined;
   await database?.dispose();
   database = undefined;
 });
@@ -44,8 +59,13 @@ function mostLeased(
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`queue limit across processes [${engine}]`, () => {
-    it(`two OS processes claiming from a queue limited to ${LIMIT} never hold more than ${LIMIT} of its jobs at once`, async () => {
+    it(`two OS processes claiming from a queue limited to ${LIMIT} never hold more than ${LIMIT} of its jobs at once, and are refused while both hold it full`, async () => {
+      expect(
+        SHARES.reduce((a, b) => a + b, 0),
+        "the shares fill the limit",
+      ).toBe(LIMIT);
       database = await createTestDatabase(engine);
+      tmp = makeTempDir("queue-limit-processes");
       const setup = await database.open();
       try {
         const queue = new JobQueue(setup);
@@ -60,36 +80,104 @@ for (const engine of ENGINES) {
         await setup.close();
       }
 
-      // Each process asks for more than the limit at once: only the limit keeps them under it.
-      const children = OWNERS.map((owner) =>
-        runTsChild(helperScript("limited-claim-worker.ts"), [database!.db, owner, "limited,other", "4", "6", "600"]),
+      const files = OWNERS.map((owner) => tmp!.file(`${owner}.jsonl`));
+      const children = OWNERS.map((owner, i) =>
+        runTsChild(helperScript("limited-claim-worker.ts"), [
+          database!.db,
+          owner,
+          files[i]!,
+          "limited",
+          "other",
+          String(SHARES[i]),
+          String(BATCH),
+          String(HOLD_MS),
+          String(IDLE_MS),
+        ]),
       );
-      await Promise.all(children.map((c) => c.waitForLine((l) => l === "ready", 30_000)));
-      for (const c of children) c.process.stdin.end("go\n");
+      // Each step is opened for both processes at once, so the scheduler cannot change this order:
+      // both are loaded before either claims; both hold their share of the limited queue (the
+      // limit, reached across two processes) before either asks again; both have asked again,
+      // while it is full, before either finishes. Then they compete freely until the work is done.
+      await openBarrier(children, "ready", { timeoutMs: BARRIER_MS });
+      const started = Date.now();
+      await openBarrier(children, "holding", { timeoutMs: BARRIER_MS });
+      await openBarrier(children, "refused", { timeoutMs: BARRIER_MS, last: true });
       const codes = await Promise.all(children.map((c) => c.exited(90_000)));
+      const seconds = (Date.now() - started) / 1000;
       const diagnostics = children.map((c, i) => `${OWNERS[i]}: ${c.stdout().trim()} ${c.stderr().trim()}`).join("\n");
+      // Every process finished cleanly: exit 0 after its summary line.
       expect(codes, diagnostics).toEqual([0, 0]);
+
+      const linesBy = files.map((file) => readJsonLines<LimitedWorkerLine>(file));
+      const lines = linesBy.flat();
+      const claims = lines.filter((l) => l.kind === "claim");
+      const finishes = lines.filter((l) => l.kind === "finish");
+      // Each summary agrees with what its process recorded.
+      children.forEach((c, i) => {
+        const summary = /^done (\{.*\})$/m.exec(c.stdout());
+        expect(summary, diagnostics).not.toBeNull();
+        const counts = JSON.parse(summary![1]!) as { claimed: number; finished: number; refused: number };
+        const own = linesBy[i]!;
+        expect(counts, OWNERS[i]).toMatchObject({
+          claimed: own.filter((l) => l.kind === "claim").length,
+          finished: own.filter((l) => l.kind === "finish" && l.accepted).length,
+          refused: own.filter((l) => l.kind === "finish" && !l.accepted).length,
+        });
+      });
+
+      // The arranged steps: each process got its whole share of the limited queue, and while
+      // the two together held it full, a claim of more than the limit got none of its jobs (and
+      // as many of the unlimited queue's as it asked for).
+      OWNERS.forEach((owner, i) => {
+        const of = (step: string) => claims.filter((c) => c.owner === owner && c.step === step).map((c) => c.queue);
+        expect(of("share"), `${owner} share`).toEqual(Array.from({ length: SHARES[i]! }, () => "limited"));
+        expect(of("probe"), `${owner} claim while full`).toEqual(Array.from({ length: BATCH }, () => "other"));
+      });
+
+      // Leases cannot run out and every finish is ok, so each job was handed out once, with
+      // token 1 (no (job, token) pair twice), and each holder's finish was accepted.
+      const pairs = claims.map((c) => `${c.id}#${c.token}`);
+      expect(new Set(pairs).size, "no (job, token) handed out twice").toBe(pairs.length);
+      expect(claims.map((c) => c.id).sort(), "each job handed out once").toEqual([...new Set(claims.map((c) => c.id))].sort());
+      expect(claims.filter((c) => c.token !== 1)).toEqual([]);
+      expect(claims).toHaveLength(LIMITED + OTHER);
+      expect(finishes.filter((f) => !f.accepted)).toEqual([]);
+      expect(finishes.map((f) => `${f.id}#${f.token}`).sort()).toEqual([...pairs].sort());
 
       const store = await database.open();
       try {
         const jobs = await store.db.selectFrom("jobs").select(["id", "queue", "state"]).execute();
-        expect(jobs.filter((j) => j.state === "done")).toHaveLength(LIMITED + OTHER);
+        expect(jobs.filter((j) => j.state !== "done")).toEqual([]);
+        expect(jobs).toHaveLength(LIMITED + OTHER);
         const events = await readAllEvents(store.db, JOB_STREAM);
+
+        // The log agrees with what the processes recorded: the same claims (job, token, owner),
+        // and one completion per job, exactly for the finishes the processes saw accepted.
+        const loggedClaims = events
+          .filter((e) => e.type === "job.claimed")
+          .map((e) => {
+            const data = e.data as { token: number; owner: string };
+            return `${e.streamId}#${data.token}@${data.owner}`;
+          });
+        expect(loggedClaims.sort()).toEqual(claims.map((c) => `${c.id}#${c.token}@${c.owner}`).sort());
+        const completed = events.filter((e) => e.type === "job.completed").map((e) => e.streamId);
+        expect(completed.sort(), "every job done exactly once").toEqual(jobs.map((j) => j.id).sort());
+        expect(events.filter((e) => !["job.enqueued", "job.claimed", "job.completed"].includes(e.type))).toEqual([]);
+
+        // Q1: in the log's order, the limited queue never had more than its limit leased, and
+        // reached it (the shares above fill it across both processes).
         const most = mostLeased(events, new Map(jobs.map((j) => [j.id, j.queue])));
-        const limitedOwners = new Set(
-          events
-            .filter((e) => e.type === "job.claimed" && e.streamId.startsWith("l-"))
-            .map((e) => (e.data as { owner: string }).owner),
+        const claimsBy = Object.fromEntries(
+          OWNERS.map((owner) => [owner, claims.filter((c) => c.owner === owner && c.queue === "limited").length]),
         );
         console.log(
-          `[queue-limit:${engine}] most leased ${JSON.stringify(Object.fromEntries(most))} (${diagnostics.replace(/\n/g, "; ")})`,
+          `[queue-limit:${engine}] most leased ${JSON.stringify(Object.fromEntries(most))} limited claims by ${JSON.stringify(claimsBy)} ` +
+            `seconds=${seconds.toFixed(2)} (${diagnostics.replace(/\n/g, "; ")})`,
         );
-        expect(most.get("limited")).toBe(LIMIT);
-        // Both processes claimed from the limited queue, so the limit held between them, not only within one.
-        expect([...limitedOwners].sort(), diagnostics).toEqual([...OWNERS]);
+        expect(most.get("limited"), "most leased of the limited queue at once").toBe(LIMIT);
       } finally {
         await store.close();
       }
-    }, 120_000);
+    }, 180_000);
   });
 }
