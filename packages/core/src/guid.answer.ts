@@ -51,7 +51,7 @@ export function readCoreAnswer(guid: string, status: number, body: string | null
   return { code: answer.code, response: body };
 }
 
-/** Classifies a core call (DESIGN "Relay"): a valid answer, no answer, an invalid answer, or not sent. Pure. */
+/** Classifies a core call (docs/architecture.md, "Edges"): a valid answer, no answer, an invalid answer, or not sent. Pure. */
 export function classifyCoreCall(guid: string, result: CoreCallResult): CoreOutcome {
   switch (result.kind) {
     case "not-sent":

@@ -52,7 +52,7 @@ const record = (context: GuidMachineContext, event: GuidEvent): Partial<GuidMach
 });
 
 /**
- * The GUID lifecycle of the idempotency ledger (SPEC G3–G7, DESIGN "Machines"): NEW → RECEIVED
+ * The GUID lifecycle of the idempotency ledger (SPEC G3–G7, docs/architecture.md, "Design"): NEW → RECEIVED
  * by the channel's first receipt of a valid GUID under its own stream (the claim, SPEC G4);
  * RECEIVED → SENT → DONE | UNKNOWN | FAILED; UNKNOWN → DONE | FAILED only by the core's
  * inquiry, and only once older than the min age; FAILED → SENT by reprocess or a channel

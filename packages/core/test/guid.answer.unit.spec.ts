@@ -50,7 +50,7 @@ describe("reading channel requests and core answers", () => {
     for (const guid of ["", "-a", "a b", "a/b", "ä", "x".repeat(129), "a\n"]) expect(isValidGuid(guid), guid).toBe(false);
   });
 
-  it("DESIGN: a core answer is valid only with HTTP 200, the same GUID and a definite code; otherwise UNKNOWN", () => {
+  it("a core answer is valid only with HTTP 200, the same GUID and a definite code; otherwise UNKNOWN", () => {
     const body = '{"guid":"T-1","code":"0000","seq":3}';
     expect(classifyCoreCall("T-1", { kind: "answered", status: 200, body })).toEqual({
       kind: "answered",

@@ -18,7 +18,7 @@ export interface VerqLogger {
 
 /**
  * The fields that describe a failure in a log line: its stable code (`VERQ_UNEXPECTED` for an
- * error that has none) and its message. verq's messages carry no payload (DESIGN "Errors"); no
+ * error that has none) and its message. verq's messages carry no payload (docs/architecture.md, "Errors"); no
  * stack, no cause.
  */
 export function errorFields(error: unknown): { code: string; error: string } {

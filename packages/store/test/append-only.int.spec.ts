@@ -37,7 +37,7 @@ for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}]`, () => {
     storeWithEveryState(engine);
 
-    describe("the event log is append-only (DESIGN: events and projections)", () => {
+    describe("the event log is append-only (docs/architecture.md: events are append-only)", () => {
       it("an UPDATE of an event row fails with VERQ_APPEND_ONLY and changes nothing", async () => {
         const before = await everything();
         await expect(sql`update events set data = '{"quantity": 700}' where position = 1`.execute(store.db)).rejects.toThrow(

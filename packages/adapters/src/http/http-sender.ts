@@ -10,7 +10,7 @@ export interface HttpSenderOptions {
 }
 
 /**
- * A job sender over HTTP (DESIGN "Sender"). POSTs the job's payload as JSON with the job id as
+ * A job sender over HTTP (docs/architecture.md, "Edges"). POSTs the job's payload as JSON with the job id as
  * the `Idempotency-Key` header (and its fencing token as `Verq-Fencing-Token`). Classification:
  * - a 2xx whose body is a JSON object with `"ok": true` (the boolean) → `true`;
  * - any other 2xx body → `BadAck` (propagates; the job stays leased);

@@ -45,8 +45,8 @@ export interface ReceiverPluginOptions {
 const OK_ANSWER = JSON.stringify({ ok: true });
 
 /**
- * The idempotent receiver as an encapsulated Fastify plugin (SPEC J8, DESIGN "Idempotent
- * receiver"): `app.register(receiverPlugin, { prefix: "/deliveries", store, effect })` mounts
+ * The idempotent receiver as an encapsulated Fastify plugin (SPEC J8; docs/architecture.md,
+ * "Edges"): `app.register(receiverPlugin, { prefix: "/deliveries", store, effect })` mounts
  * `POST {prefix}/`. A request with an `Idempotency-Key` header runs `effect` and records the key
  * with its answer in one transaction ({@link ReceiptBook}); a repeated key gets the first answer
  * byte for byte and no second effect (header `Idempotent-Replayed: true`). Bad requests change

@@ -15,7 +15,7 @@ export type RelayPluginOptions = (RelayServiceOptions | { readonly relay: RelayS
 };
 
 /**
- * The relay's channel edge as an encapsulated Fastify plugin (DESIGN "Relay"), registered in
+ * The relay's channel edge as an encapsulated Fastify plugin (docs/architecture.md, "Edges"), registered in
  * the service's own app: `app.register(relayPlugin, { prefix: "/relay", ledger, core })` mounts
  * `POST {prefix}/transfer`. The channel sends JSON `{"guid": "...", ...}`; the answer is HTTP
  * 200 with the core's answer (byte for byte, also for every resend of a DONE GUID) or

@@ -24,7 +24,7 @@ async function rawServer(status: number, body: Buffer): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-describe("the core client over fetch (DESIGN: sent without answer ≠ certainly not sent)", () => {
+describe("the core client over fetch (sent without answer ≠ certainly not sent)", () => {
   it("G3: a refused connection is not-sent (→ FAILED, E902); the inquiry reports a failure", async () => {
     const core = await TestCore.start();
     const url = core.url;

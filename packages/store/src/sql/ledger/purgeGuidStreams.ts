@@ -5,7 +5,7 @@ import { ledgerDb } from "./ledgerTables.ts";
 
 /**
  * Deletes whole GUID streams and their `ledger` rows, in the caller's transaction. This is the
- * only DELETE of events in verq (DESIGN "Events and projections"): the guid machine accepted a
+ * only DELETE of events in verq (docs/architecture.md, "Design"): the guid machine accepted a
  * purge of each GUID in `guids`, its `guid.purged` event was appended right after the version
  * decided on (the UNIQUE constraint proved that nobody moved the entry since), and the caller
  * writes the audit event in the same transaction. A row that is not there is
