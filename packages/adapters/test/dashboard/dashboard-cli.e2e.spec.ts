@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ENGINES, createTestDatabase, engineAvailable, runVerq, tempDir, type TestDatabase } from "@verq/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/main.ts";
+import { runCli } from "@verq/cli";
 import { initQueue } from "../../src/files/queue-dirs.ts";
 import { SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
 import { startDashboard, type RunningDashboard } from "./support/start-dashboard.ts";
