@@ -1,4 +1,4 @@
-import { checkSubscription } from "@verq/core";
+import { STREAM_TYPES, checkSubscription } from "@verq/core";
 import { EventSubscriptions, type StoredEvent } from "@verq/store";
 import { failpoint } from "@verq/adapters/failpoints";
 import { onStopSignal, parseChoice, parseDuration, parseWholeNumber, runCommand, withStore } from "./common.ts";
@@ -9,9 +9,6 @@ import type { CliContext } from "./output.ts";
 /*
  * The action of `verq events`, loaded by ./events-commands.ts when it runs: the store, nothing else.
  */
-
-/** The stream types `--type` takes. */
-const STREAM_TYPES = ["job", "guid", "message", "ledger-audit", "operator"] as const;
 
 /** The options of `verq events`. */
 export interface EventsOptions extends DbOptions {

@@ -21,7 +21,10 @@ export function registerEventsCommands(program: Command, context: CliContext): v
     .addOption(dbOption())
     .option("--from <n>", "first position to print (a named subscriber's checkpoint wins once it has one)", "1")
     .option("--follow", "after the catch-up, print new events as they commit, until SIGINT or SIGTERM")
-    .option("--type <types>", "only these stream types, comma-separated: job, guid, message, ledger-audit, operator")
+    .option(
+      "--type <types>",
+      "only these stream types, comma-separated (job, guid, message, schedule, …: a type not in the log's list is refused with the list)",
+    )
     .option(
       "--name <subscriber>",
       "keep a durable checkpoint under this name (at least once: a batch is printed before it is saved)",
