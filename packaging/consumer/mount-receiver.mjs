@@ -13,22 +13,23 @@ const app = createReceiverServer({
     return { stocked: effects };
   },
 });
+const url = await app.listen({ host: "127.0.0.1", port: 0 });
 const send = () =>
-  app.inject({
+  fetch(`${url}/`, {
     method: "POST",
-    url: "/",
     headers: { "content-type": "application/json", "idempotency-key": "order-1" },
-    payload: { item: "socks" },
+    body: JSON.stringify({ item: "socks" }),
   });
 const first = await send();
 const repeat = await send();
+const bodies = [await first.text(), await repeat.text()];
 await app.close();
 await store.close();
 console.log(
   JSON.stringify({
-    statuses: [first.statusCode, repeat.statusCode],
-    bodies: [first.body, repeat.body],
-    replayed: repeat.headers["idempotent-replayed"],
+    statuses: [first.status, repeat.status],
+    bodies,
+    replayed: repeat.headers.get("idempotent-replayed"),
     effects,
   }),
 );
