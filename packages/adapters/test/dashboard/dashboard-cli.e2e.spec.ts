@@ -58,7 +58,7 @@ describe("verq dashboard: options", () => {
     const dir = tempDir("verq-dashboard-modules-");
     cleanups.push(dir.remove);
     const log = join(dir.path, "modules.log");
-    const recorder = new URL("../cli/support/record-modules.mjs", import.meta.url).href;
+    const recorder = new URL("../../../cli/test/support/record-modules.mjs", import.meta.url).href;
     const run = await runVerq(["dashboard", "--help"], {
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${recorder}`,
       VERQ_MODULE_LOG: log,
