@@ -55,7 +55,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     // Bundles the `verq` bin once from the sources for the tests' child processes (VERQ_CLI_BUNDLE).
-    globalSetup: ["packages/adapters/test/support/cli-bundle.setup.ts"],
+    globalSetup: ["packages/cli/test/support/cli-bundle.setup.ts"],
     reporters: ["default"],
     projects: [
       {

@@ -1,7 +1,9 @@
 // P1 (installable): the packages as a service gets them. Each library package is built and packed
 // with pnpm's own `pack`, the tarballs are installed with plain npm into a fresh project outside
 // the repository, and that project uses them with plain `node` and `tsc` (no tsx, no workspace,
-// no source condition). publint and arethetypeswrong check every packed tarball.
+// no source condition). A second project installs only @verq/core, @verq/store and
+// @verq/adapters, and mounts the receiver without the optional peers or the CLI. publint and
+// arethetypeswrong check every packed tarball.
 import { execFileSync, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
@@ -14,7 +16,23 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 const FIXTURE = path.join(import.meta.dirname, "consumer");
 const BIN = path.join(ROOT, "node_modules", ".bin");
 /** The library packages, in dependency order (each one's build needs the previous ones' `dist`). */
-const PACKAGES = ["core", "store", "adapters"] as const;
+const PACKAGES = ["core", "store", "adapters", "cli"] as const;
+/** What a service that mounts one edge installs: no @verq/cli, no optional peer. */
+const LEAN_PACKAGES = ["core", "store", "adapters"] as const;
+/** The entry points of @verq/adapters besides its root, one per edge. */
+const ADAPTERS_ENTRY_POINTS = [
+  "./http",
+  "./relay",
+  "./files",
+  "./metrics",
+  "./dashboard",
+  "./logging",
+  "./operators",
+  "./failpoints",
+  "./constants",
+] as const;
+/** What the CLI and two edges need and a service that mounts the receiver must not have to install. */
+const NOT_FOR_THE_RECEIVER = ["commander", "cli-progress", "prom-client", "@dagrejs/dagre"] as const;
 const TYPES_NODE = "@types/node@20";
 
 /** The environment of a plain Node process: no source condition, no test runner settings. */
@@ -63,6 +81,30 @@ const postgresUp = await engineAvailable("postgres");
 let work: string;
 let tarballs: Record<(typeof PACKAGES)[number], string>;
 let consumer: string;
+let lean: string;
+
+/** Installs `names`' tarballs (and @types/node) with plain npm into a copy of the fixture at `folder`. */
+function installConsumer(folder: string, names: readonly (typeof PACKAGES)[number][]): void {
+  fs.cpSync(FIXTURE, folder, { recursive: true });
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...names.map((n) => tarballs[n]), TYPES_NODE], {
+    cwd: folder,
+    env: { ...plainEnv(), ...localSqlitePrebuild(path.join(work, "prebuilds")) },
+    stdio: "pipe",
+    timeout: 480_000,
+  });
+}
+
+/** The npm packages among the module URLs of `log` (`fastify`, `@fastify/error`, …), by name. */
+function packagesLoaded(log: string): Set<string> {
+  const names = fs
+    .readFileSync(log, "utf8")
+    .split("\n")
+    .filter((url) => url.startsWith("file:"))
+    .map((url) => /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(new URL(url).pathname)?.[1]);
+  return new Set(names.filter((name) => name !== undefined));
+}
+
+const RECORDER = path.join(ROOT, "packages", "cli", "test", "support", "record-modules.mjs");
 
 beforeAll(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "verq-consumer-"));
@@ -82,18 +124,10 @@ beforeAll(() => {
   }
   tarballs = found as typeof tarballs;
   consumer = path.join(work, "service");
-  fs.cpSync(FIXTURE, consumer, { recursive: true });
-  execFileSync(
-    "npm",
-    ["install", "--no-audit", "--no-fund", "--loglevel=error", ...PACKAGES.map((n) => tarballs[n]), TYPES_NODE],
-    {
-      cwd: consumer,
-      env: { ...plainEnv(), ...localSqlitePrebuild(path.join(work, "prebuilds")) },
-      stdio: "pipe",
-      timeout: 480_000,
-    },
-  );
-}, 600_000);
+  installConsumer(consumer, PACKAGES);
+  lean = path.join(work, "receiver-only");
+  installConsumer(lean, LEAN_PACKAGES);
+}, 900_000);
 
 afterAll(() => {
   if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
@@ -113,7 +147,12 @@ describe("P1: the packed packages in a project outside the workspace", () => {
         exports: Record<string, Record<string, string>>;
         dependencies?: Record<string, string>;
       };
-      expect(Object.keys(manifest.exports["."] ?? {})).toEqual(["types", "default"]);
+      for (const [entry, conditions] of Object.entries(manifest.exports)) {
+        expect(Object.keys(conditions), `@verq/${name} ${entry}`).toEqual(["types", "default"]);
+        expect(listing, `@verq/${name} ${entry}`).toContain(`package/${conditions.types?.slice(2)}`);
+        expect(listing, `@verq/${name} ${entry}`).toContain(`package/${conditions.default?.slice(2)}`);
+      }
+      if (name === "adapters") expect(Object.keys(manifest.exports)).toEqual([".", ...ADAPTERS_ENTRY_POINTS]);
       expect(JSON.stringify(manifest.dependencies ?? {})).not.toContain("workspace:");
     }
   });
@@ -143,6 +182,60 @@ describe("P1: the packed packages in a project outside the workspace", () => {
     }
   });
 
+  it("(a) every entry point loads in a plain node ESM script, with the exports a service reaches for", () => {
+    const found = JSON.parse(mustRun(process.execPath, ["every-entry-point.mjs"], consumer)) as Record<string, string[]>;
+    expect(Object.keys(found)).toEqual([
+      "@verq/core",
+      "@verq/store",
+      "@verq/adapters",
+      ...ADAPTERS_ENTRY_POINTS.map((entry) => `@verq/adapters${entry.slice(1)}`),
+      "@verq/cli",
+    ]);
+    // The root of @verq/adapters is the union of its entry points, for services written before them.
+    const union = new Set(ADAPTERS_ENTRY_POINTS.flatMap((entry) => found[`@verq/adapters${entry.slice(1)}`] ?? []));
+    expect(found["@verq/adapters"]).toEqual([...union].sort());
+  });
+
+  it("(d) a service that installs @verq/adapters without @verq/cli gets no commander, cli-progress, prom-client or dagre", () => {
+    for (const name of NOT_FOR_THE_RECEIVER) expect(fs.existsSync(path.join(lean, "node_modules", name)), name).toBe(false);
+    for (const name of LEAN_PACKAGES) expect(fs.existsSync(path.join(lean, "node_modules", "@verq", name)), name).toBe(true);
+  });
+
+  it("(d) and there the receiver from @verq/adapters/http answers a keyed request once, and its repeat from the receipt", () => {
+    const result = JSON.parse(mustRun(process.execPath, ["mount-receiver.mjs", path.join(lean, "receiver.sqlite")], lean)) as {
+      statuses: number[];
+      bodies: string[];
+      replayed: string;
+      effects: number;
+    };
+    expect(result).toEqual({
+      statuses: [200, 200],
+      bodies: ['{"stocked":1}', '{"stocked":1}'],
+      replayed: "true",
+      effects: 1,
+    });
+  });
+
+  it("(d) importing @verq/adapters/http in a fresh process loads no commander, cli-progress, prom-client or dagre, though they are installed", () => {
+    const log = path.join(work, "modules-http.log");
+    const result = spawnSync(
+      process.execPath,
+      ["--import", RECORDER, "--input-type=module", "-e", 'await import("@verq/adapters/http");'],
+      { cwd: consumer, env: { ...plainEnv(), VERQ_MODULE_LOG: log }, encoding: "utf8" },
+    );
+    expect(result.status, result.stderr).toBe(0);
+    const loaded = packagesLoaded(log);
+    console.log(`[consumer] @verq/adapters/http loads: ${[...loaded].sort().join(" ")}`);
+    expect(loaded.has("@verq/adapters")).toBe(true);
+    expect(loaded.has("fastify")).toBe(true);
+    for (const name of NOT_FOR_THE_RECEIVER) {
+      expect(fs.existsSync(path.join(consumer, "node_modules", name)), `${name} installed`).toBe(true);
+      expect(loaded.has(name), `${name} loaded`).toBe(false);
+    }
+    // Nor the relay's HTTP client or the file queue's validator.
+    for (const name of ["undici", "zod"]) expect(loaded.has(name), name).toBe(false);
+  });
+
   it("(b) tsc --noEmit type-checks a consumer file that uses the public types, with moduleResolution nodenext", () => {
     const result = run(
       process.execPath,
@@ -167,7 +260,10 @@ describe("P1: the packed packages in a project outside the workspace", () => {
     expect(result.stdout).toContain("not assignable to parameter of type 'number'");
   });
 
-  it("(c) the installed `verq` bin runs the compiled CLI with plain node: --help exits 0", () => {
+  it("(c) the installed `verq` bin is @verq/cli's, and runs the compiled CLI with plain node: --help exits 0", () => {
+    expect(fs.realpathSync(path.join(consumer, "node_modules", ".bin", "verq"))).toBe(
+      fs.realpathSync(path.join(consumer, "node_modules", "@verq", "cli", "dist", "bin.js")),
+    );
     const bin = path.join(consumer, "node_modules", ".bin", "verq");
     const result = run(bin, ["--help"], consumer);
     expect(result.stderr).toBe("");
@@ -202,11 +298,10 @@ describe("P1: the packed packages in a project outside the workspace", () => {
 
   it("(c) the installed bin loads a command's chunks only when it runs: --help loads no store, kysely, xstate or driver; jobs stats no fastify, undici or zod", () => {
     const bin = fs.realpathSync(path.join(consumer, "node_modules", ".bin", "verq"));
-    const recorder = path.join(ROOT, "packages", "adapters", "test", "cli", "support", "record-modules.mjs");
     /** What one start of the bin loaded: the npm packages, and the bundled sources inside the bin's own files. */
     const loads = (name: string, args: readonly string[]): { packages: Set<string>; bundled: string } => {
       const log = path.join(work, `modules-${name}.log`);
-      const result = spawnSync(process.execPath, ["--import", recorder, bin, ...args], {
+      const result = spawnSync(process.execPath, ["--import", RECORDER, bin, ...args], {
         cwd: consumer,
         env: { ...plainEnv(), VERQ_MODULE_LOG: log },
         encoding: "utf8",
@@ -218,14 +313,14 @@ describe("P1: the packed packages in a project outside the workspace", () => {
         .filter((url) => url.startsWith("file:"))
         .map((url) => new URL(url).pathname);
       const names = files.map((file) => /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file)?.[1]);
-      const own = [...new Set(files.filter((file) => file.includes("/@verq/adapters/dist/cli/")))];
+      const own = [...new Set(files.filter((file) => file.includes("/@verq/cli/dist/")))];
       return {
         packages: new Set(names.filter((name) => name !== undefined)),
         bundled: own.map((file) => fs.readFileSync(file, "utf8")).join("\n"),
       };
     };
     const help = loads("help", ["--help"]);
-    expect([...help.packages].filter((name) => name !== "@verq/adapters").sort()).toEqual(["commander"]);
+    expect([...help.packages].filter((name) => name !== "@verq/cli").sort()).toEqual(["commander"]);
     for (const marker of ["/kysely/dist/", "/xstate/dist/", "/store/src/"]) expect(help.bundled).not.toContain(marker);
     const stats = loads("stats", ["jobs", "stats", "--db", path.join(consumer, "modules.sqlite")]);
     for (const marker of ["/kysely/dist/", "/store/src/"]) expect(stats.bundled).toContain(marker);

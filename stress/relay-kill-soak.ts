@@ -24,7 +24,7 @@
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { GUID_CODES, GUID_STATES, type LedgerEntry } from "@verq/core";
-import type { ReprocessReport, ResolveReport } from "@verq/adapters";
+import type { ReprocessReport, ResolveReport } from "@verq/adapters/relay";
 import { GuidLedger, openStore } from "@verq/store";
 import { runVerq, startRelayProcess, tempDir, TestCore, type RelayProcess, type TestBank } from "@verq/testing";
 import { runStoreCheck, type StoreCheckResult } from "./store-check.ts";

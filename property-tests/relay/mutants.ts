@@ -10,7 +10,7 @@ import {
   type GuidEvent,
   type GuidRefusal,
 } from "@verq/core";
-import type { RelayService } from "@verq/adapters";
+import type { RelayService } from "@verq/adapters/relay";
 import { commitGuidCreations, type GuidClaimer } from "@verq/store/internal";
 import type { RelayVariant } from "./relay-world.ts";
 

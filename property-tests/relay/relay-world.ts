@@ -1,6 +1,6 @@
 import type fc from "fast-check";
 import { GUID_STREAM, ManualClock } from "@verq/core";
-import { RelayService, type CoreClient, type RelayBoundary, type RelayReply } from "@verq/adapters";
+import { RelayService, type CoreClient, type RelayBoundary, type RelayReply } from "@verq/adapters/relay";
 import { GuidLedger, VerqStore, readAllEvents, type GuidLedgerOptions, type StoredEvent } from "@verq/store";
 import type { TestDatabase } from "@verq/testing";
 import { withGuidSeams, type GuidLedgerSeams } from "@verq/store/internal";

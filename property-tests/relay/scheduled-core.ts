@@ -1,6 +1,6 @@
 import type fc from "fast-check";
 import type { Clock, CoreCallResult, CoreInquiryResult } from "@verq/core";
-import type { CoreClient } from "@verq/adapters";
+import type { CoreClient } from "@verq/adapters/relay";
 import { TestBank } from "@verq/testing";
 import { MIN_AGE_MS, type CoreFate } from "./relay-scenario.ts";
 

@@ -1,7 +1,7 @@
 /**
  * Group 8: how long the `verq` CLI takes from start to exit, as a child process: `verq --help`
  * and `verq jobs stats` on a SQLite file of 100 jobs. The built bin
- * (`node packages/adapters/dist/cli/bin.js`, what a service that installs @verq/adapters runs)
+ * (`node packages/cli/dist/bin.js`, what a service that installs @verq/cli runs)
  * next to the same command through tsx from the sources (what `pnpm -s verq` runs, less pnpm's
  * own start) and `node -e ""`, the engine's floor, all in this run. Each round's figure is the
  * median of several starts; each run's exit code and output are checked first.
@@ -18,10 +18,10 @@ import { JobQueue, openStore } from "@verq/store";
 import { lower, type BenchSize, type Figure, type Scenario } from "../scenario.ts";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
-const BUILT_BIN = join(ROOT, "packages", "adapters", "dist", "cli", "bin.js");
-const SOURCE_BIN = join(ROOT, "packages", "adapters", "src", "cli", "bin.ts");
+const BUILT_BIN = join(ROOT, "packages", "cli", "dist", "bin.js");
+const SOURCE_BIN = join(ROOT, "packages", "cli", "src", "bin.ts");
 /** The packages whose `dist` the built bin runs on. */
-const PACKAGES = ["core", "store", "adapters"] as const;
+const PACKAGES = ["core", "store", "adapters", "cli"] as const;
 const HELP_GROUP = "8a. CLI start to exit: verq --help";
 const STATS_GROUP = "8b. CLI start to exit: verq jobs stats, 100 jobs";
 const JOBS = 100;
@@ -48,7 +48,7 @@ function newest(dir: string): number {
 
 /** Why the built bin cannot be measured as it is (missing, or older than a source), or null when it can. */
 function staleBuild(): string | null {
-  if (!existsSync(BUILT_BIN)) return "packages/adapters/dist/cli/bin.js is not built";
+  if (!existsSync(BUILT_BIN)) return "packages/cli/dist/bin.js is not built";
   for (const name of PACKAGES) {
     const dir = join(ROOT, "packages", name);
     if (newest(join(dir, "src")) > newest(join(dir, "dist"))) return `packages/${name}/dist is older than its src`;
@@ -103,7 +103,7 @@ interface Start {
 const STARTS: readonly Start[] = [
   {
     system: "verq (built bin)",
-    settings: "`node packages/adapters/dist/cli/bin.js …`: the compiled CLI, as a service that installs @verq/adapters runs it",
+    settings: "`node packages/cli/dist/bin.js …`: the compiled CLI, as a service that installs @verq/cli runs it",
     argv: (args) => [BUILT_BIN, ...args],
     env: plainEnv,
     needsBuild: true,
@@ -111,7 +111,7 @@ const STARTS: readonly Start[] = [
   {
     system: "tsx from the sources",
     settings:
-      "`node --conditions=verq-source --import tsx packages/adapters/src/cli/bin.ts …`: what `pnpm -s verq` runs, without pnpm's own start",
+      "`node --conditions=verq-source --import tsx packages/cli/src/bin.ts …`: what `pnpm -s verq` runs, without pnpm's own start",
     argv: (args) => ["--conditions=verq-source", "--import", "tsx", SOURCE_BIN, ...args],
     env: plainEnv,
   },

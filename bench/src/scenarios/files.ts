@@ -10,7 +10,7 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FileLedger, openStore } from "@verq/store";
-import { FileConsumer, initQueue, type QueueDirs } from "@verq/adapters";
+import { FileConsumer, initQueue, type QueueDirs } from "@verq/adapters/files";
 import { perSecond, since, type BenchSize, type Scenario } from "../scenario.ts";
 
 const GROUP = "5. file consumer";

@@ -12,7 +12,7 @@ import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, 
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { GuidLedger, openStore } from "@verq/store";
-import { createHttpCoreClient, createRelayServer, RelayService } from "@verq/adapters";
+import { createHttpCoreClient, createRelayServer, RelayService } from "@verq/adapters/relay";
 import { lower, perSecond, percentile, since, type BenchSize, type Figure, type Scenario } from "../scenario.ts";
 
 const GROUP = "4a. relay over a no-op core on 127.0.0.1, 16 in flight";

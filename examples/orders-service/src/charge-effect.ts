@@ -1,4 +1,4 @@
-import type { ReceiverEffect } from "@verq/adapters";
+import type { ReceiverEffect } from "@verq/adapters/http";
 import { parseChargePayload } from "./charge-job.ts";
 import type { ServiceTables } from "./service-tables.ts";
 

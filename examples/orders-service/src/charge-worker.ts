@@ -1,4 +1,5 @@
-import { createHttpSender, failpoint } from "@verq/adapters";
+import { failpoint } from "@verq/adapters/failpoints";
+import { createHttpSender } from "@verq/adapters/http";
 import { JobWorker, type JobQueue } from "@verq/store";
 
 /** Where and as whom the charge worker delivers. */

@@ -1,4 +1,4 @@
-import { receiverPlugin } from "@verq/adapters";
+import { receiverPlugin } from "@verq/adapters/http";
 import { ReceiptBook, type ReceiverCounts, type VerqStore } from "@verq/store";
 import type { FastifyPluginAsync } from "fastify";
 import { chargeEffect } from "./charge-effect.ts";

@@ -1,4 +1,4 @@
-import { failpoint } from "@verq/adapters";
+import { failpoint } from "@verq/adapters/failpoints";
 import type { JobQueue, VerqStore } from "@verq/store";
 import { chargeJobId, chargePayload } from "./charge-job.ts";
 import type { NewOrder } from "./order-input.ts";

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ENGINES, createTestDatabase, engineAvailable, runVerq, tempDir, type TestDatabase } from "@verq/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/main.ts";
+import { runCli } from "@verq/cli";
 import { initQueue } from "../../src/files/queue-dirs.ts";
 import { SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
 import { startDashboard, type RunningDashboard } from "./support/start-dashboard.ts";
@@ -58,7 +58,7 @@ describe("verq dashboard: options", () => {
     const dir = tempDir("verq-dashboard-modules-");
     cleanups.push(dir.remove);
     const log = join(dir.path, "modules.log");
-    const recorder = new URL("../cli/support/record-modules.mjs", import.meta.url).href;
+    const recorder = new URL("../../../cli/test/support/record-modules.mjs", import.meta.url).href;
     const run = await runVerq(["dashboard", "--help"], {
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${recorder}`,
       VERQ_MODULE_LOG: log,

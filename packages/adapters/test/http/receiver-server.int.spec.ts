@@ -3,7 +3,7 @@ import { ReceiptBook, type VerqStore } from "@verq/store";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
 import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createInventoryReceiver } from "../../src/cli/inventory-receiver.ts";
+import { createInventoryReceiver } from "../../../cli/src/inventory-receiver.ts";
 import { createReceiverServer } from "../../src/http/receiver-server.ts";
 
 let app: FastifyInstance | undefined;

@@ -4,7 +4,7 @@ import { BULK_REDRIVE_LOCK } from "@verq/core";
 import { JobQueue, OperatorLocks, type VerqStore } from "@verq/store";
 import { ENGINES, createTestDatabase, engineAvailable, tempDir, type TestDatabase } from "@verq/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/main.ts";
+import { runCli } from "@verq/cli";
 import { leftBehind } from "../support/left-behind.ts";
 import { finalState, makeDeadJobs } from "./support/dead-jobs.ts";
 

@@ -1,8 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/main.ts";
-import type { CliIo } from "../../src/cli/output.ts";
+import { runCli, type CliIo } from "@verq/cli";
 import { ENGINES, engineAvailable, tempDir } from "@verq/testing";
 import { startRelay, type RelayHarness } from "./support/relay-harness.ts";
 

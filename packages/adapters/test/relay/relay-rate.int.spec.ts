@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/main.ts";
+import { runCli } from "@verq/cli";
 import { ENGINES, engineAvailable } from "@verq/testing";
 import { startRelay, type RelayHarness } from "./support/relay-harness.ts";
 

@@ -1,4 +1,4 @@
-import { runCli } from "../../src/cli/main.ts";
+import { runCli } from "@verq/cli";
 
 /** The CLI's result as a test reads it: its exit code and what it wrote to stdout and stderr. */
 export interface CliRun {

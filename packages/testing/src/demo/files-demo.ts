@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { isVerqError } from "@verq/core";
 import { FileLedger, type VerqStore } from "@verq/store";
 import { COURSE_FIXTURE, writeFixture } from "../files/course-fixture.ts";
-import { FileConsumer, formatLag, initQueue, listErrors, measureLag, replayFile, type ConsumeTotals } from "@verq/adapters";
+import { FileConsumer, formatLag, initQueue, listErrors, measureLag, replayFile, type ConsumeTotals } from "@verq/adapters/files";
 
 const describe = (t: ConsumeTotals) => `done=${t.done} error=${t.error} duplicates=${t.duplicates}`;
 

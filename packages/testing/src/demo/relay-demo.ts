@@ -1,6 +1,6 @@
 import { ManualClock } from "@verq/core";
 import { GuidLedger, type VerqStore } from "@verq/store";
-import { createHttpCoreClient, createRelayServer, RelayService } from "@verq/adapters";
+import { createHttpCoreClient, createRelayServer, RelayService } from "@verq/adapters/relay";
 import { TestCore } from "../relay/test-core.ts";
 
 const CORE_TIMEOUT_MS = 1_000;

@@ -4,10 +4,10 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, extname, join } from "node:path";
 
-// The `verq` entry point of the installed @verq/adapters, beside its index: `src/cli/bin.ts` in
-// the workspace (run through tsx), `dist/cli/bin.js` in a published package.
-const adaptersIndex = createRequire(import.meta.url).resolve("@verq/adapters");
-const BIN = join(dirname(adaptersIndex), "cli", `bin${extname(adaptersIndex)}`);
+// The `verq` entry point of the installed @verq/cli, beside its index: `src/bin.ts` in the
+// workspace (run through tsx), `dist/bin.js` in a published package.
+const cliIndex = createRequire(import.meta.url).resolve("@verq/cli");
+const BIN = join(dirname(cliIndex), `bin${extname(cliIndex)}`);
 
 /**
  * The Node arguments that start the `verq` CLI: the bundle named by `VERQ_CLI_BUNDLE` when it is

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileLedger, openStore, type VerqStore } from "@verq/store";
 import { COURSE_FIXTURE, createTestDatabase, type Engine, type FixtureFile, type TestDatabase } from "@verq/testing";
-import { runCli } from "../../../src/cli/main.ts";
+import { runCli } from "@verq/cli";
 import { initQueue, type QueueDirs } from "../../../src/files/queue-dirs.ts";
 
 /** A fresh queue under the OS temp dir and a fresh test database for it; `remove()` deletes both. */

@@ -2,7 +2,7 @@ import { Registry } from "prom-client";
 import type { VerqStore } from "@verq/store";
 import { createTestDatabase, type Engine } from "@verq/testing";
 import type { FastifyInstance } from "fastify";
-import { ensureInventoryTable, inventoryEffect } from "../../../src/cli/inventory-receiver.ts";
+import { ensureInventoryTable, inventoryEffect } from "../../../../cli/src/inventory-receiver.ts";
 import { createDashboardServer } from "../../../src/dashboard/dashboard-server.ts";
 import { createReceiverServer } from "../../../src/http/receiver-server.ts";
 import { createMetricsServer } from "../../../src/metrics/metrics-server.ts";

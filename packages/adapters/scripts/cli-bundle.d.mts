@@ -1,2 +1,0 @@
-/** Bundles src/cli/bin.ts into `outdir` (`bin.js` and its chunks). */
-export declare function bundleCli(options: { outdir: string; sourcemap?: boolean }): Promise<void>;

@@ -1,0 +1,48 @@
+import { isIP } from "node:net";
+import { VerqError } from "@verq/core";
+import { createDashboardServer } from "@verq/adapters/dashboard";
+import { openQueue } from "@verq/adapters/files";
+import { openLogger, parseLogLevel } from "./cli-logger.ts";
+import { parseRequestTimeout, parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
+import type { LogLevelOptions, RequestTimeoutOptions } from "./options.ts";
+import type { CliContext } from "./output.ts";
+
+/** The options of `verq dashboard`. */
+export interface DashboardOptions extends LogLevelOptions, RequestTimeoutOptions {
+  readonly db: string;
+  readonly port: string;
+  readonly host: string;
+  readonly files?: string;
+}
+
+/** `--host`: an IPv4 or IPv6 address, or `localhost`; anything else is `VERQ_INVALID_ARGUMENT` (exit 2). */
+function parseHost(text: string): string {
+  if (text === "localhost" || isIP(text) !== 0) return text;
+  throw new VerqError(
+    "VERQ_INVALID_ARGUMENT",
+    `--host must be an IP address such as 127.0.0.1; got ${JSON.stringify(text.slice(0, 80))}`,
+  );
+}
+
+/** `verq dashboard`: serves the dashboard until SIGINT or SIGTERM; loaded by ./dashboard-commands.ts when it runs. */
+export const dashboard = (context: CliContext, o: DashboardOptions): Promise<void> =>
+  runCommand(context, {}, () => {
+    // Checked before the database is opened: a bad option opens and creates nothing.
+    const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
+    const host = parseHost(o.host);
+    const logLevel = parseLogLevel(o.logLevel);
+    const requestTimeout = parseRequestTimeout(o.requestTimeout);
+    const filesRoot = o.files === undefined ? undefined : openQueue(o.files).root;
+    return withStore(
+      o.db,
+      async (store) => {
+        const logger = await openLogger(context, logLevel, "verq-dashboard");
+        const app = createDashboardServer({ store, logger, requestTimeout, ...(filesRoot === undefined ? {} : { filesRoot }) });
+        const address = await app.listen({ port, host });
+        context.io.out(`dashboard on ${address}/ (read-only; SIGINT or SIGTERM stops it)`);
+        await untilStopSignal();
+        await app.close();
+      },
+      { mustExist: true },
+    );
+  });

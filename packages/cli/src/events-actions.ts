@@ -1,0 +1,78 @@
+import { STREAM_TYPES, checkSubscription } from "@verq/core";
+import { EventSubscriptions, type StoredEvent } from "@verq/store";
+import { failpoint } from "@verq/adapters/failpoints";
+import { onStopSignal, parseChoice, parseDuration, parseWholeNumber, runCommand, withStore } from "./common.ts";
+import { EXIT } from "./exit-codes.ts";
+import type { DbOptions } from "./options.ts";
+import type { CliContext } from "./output.ts";
+
+/*
+ * The action of `verq events`, loaded by ./events-commands.ts when it runs: the store, nothing else.
+ */
+
+/** The options of `verq events`. */
+export interface EventsOptions extends DbOptions {
+  readonly from: string;
+  readonly follow?: boolean;
+  readonly type?: string;
+  readonly name?: string;
+  readonly batchSize: string;
+  readonly poll: string;
+}
+
+/** One event as a line of NDJSON: `{"position","type","streamType","streamId","version","at","data"}`, `at` in ms since the epoch. */
+export const eventLine = (e: StoredEvent): string =>
+  JSON.stringify({
+    position: e.position,
+    type: e.type,
+    streamType: e.streamType,
+    streamId: e.streamId,
+    version: e.version,
+    at: e.at,
+    data: e.data,
+  });
+
+/**
+ * `verq events`: prints events in position order, a batch at a time, and with `--name` saves the
+ * subscriber's checkpoint after each batch is written (so a crash prints the batch again: at
+ * least once). Without `--follow` it stops once caught up with the log as it stood at the start;
+ * with it, at SIGINT or SIGTERM, after the batch in progress. Failpoint `events.midBatch`: half
+ * of a batch printed, its checkpoint not saved.
+ */
+export const events = (context: CliContext, o: EventsOptions): Promise<void> =>
+  runCommand(context, o, () => {
+    const from = parseWholeNumber(o.from, "--from");
+    const batchSize = parseWholeNumber(o.batchSize, "--batch-size", { min: 1, max: 10_000 });
+    const pollMs = parseDuration(o.poll, "--poll", { min: 1, max: 3_600_000 });
+    const types = o.type?.split(",").map((t) => parseChoice(t.trim(), "--type", STREAM_TYPES));
+    const live = o.follow === true;
+    // Every option is checked before the store is opened.
+    checkSubscription({ name: o.name, from, types, batchSize, pollMs });
+    return withStore(
+      o.db,
+      async (store) => {
+        const subscription = new EventSubscriptions(store).subscribe({
+          ...(o.name === undefined ? {} : { name: o.name }),
+          ...(types === undefined ? {} : { types }),
+          from,
+          batchSize,
+          pollMs,
+          live,
+          handle: (batch) => {
+            const half = Math.ceil(batch.length / 2);
+            context.io.out(batch.slice(0, half).map(eventLine).join("\n"));
+            if (batch.length > 1) failpoint("events.midBatch");
+            if (batch.length > half) context.io.out(batch.slice(half).map(eventLine).join("\n"));
+          },
+        });
+        const off = onStopSignal(() => void subscription.stop());
+        try {
+          await subscription.done;
+        } finally {
+          off();
+        }
+        return EXIT.ok;
+      },
+      { mustExist: true },
+    );
+  });
