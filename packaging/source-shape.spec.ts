@@ -154,7 +154,14 @@ describe("the shape of packages/*/src", () => {
       { circle: ["a.ts", "b.ts", "c.ts", "a.ts"], tied: ["a.ts", "b.ts", "c.ts"] },
       { circle: ["e.ts", "e.ts"], tied: ["e.ts"] },
     ]);
-    expect(importCircles(new Map([["a.ts", ["b.ts"]], ["b.ts", []]]))).toEqual([]);
+    expect(
+      importCircles(
+        new Map([
+          ["a.ts", ["b.ts"]],
+          ["b.ts", []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it("the import reader sees type-only imports and re-exports, and resolves them to source files", () => {

@@ -5,7 +5,9 @@ import {
   jobRefusalError,
   newJob,
   unknownJobError,
+  type JobCommand,
   type JobRefusal,
+  type JobStreamState,
   type VerqError,
 } from "../src/index.ts";
 import { pendingJob } from "./job-fixtures.ts";
@@ -20,7 +22,11 @@ const redrive = jobCommands.redrive({
 });
 const cancel = jobCommands.cancel({ note: "bad note!", now: 5_000 });
 
-function errorOf(refusal: JobRefusal, job = pendingJob(), command = jobCommands.claim({ owner: "w", leaseMs: 1, now: 1 })) {
+function errorOf(
+  refusal: JobRefusal,
+  job: JobStreamState = pendingJob(),
+  command: JobCommand = jobCommands.claim({ owner: "w", leaseMs: 1, now: 1 }),
+) {
   const error = jobRefusalError(refusal, job, command);
   if (error === undefined) throw new Error(`${refusal} is no error`);
   return error;

@@ -16,7 +16,7 @@ describe("what a send means (SPEC J5)", () => {
       [{ ok: true }, "object"],
     ] as const) {
       const verdict = sendVerdict({ returned: value });
-      if (!("error" in verdict)) throw new Error(`${String(value)} was taken as an outcome`);
+      if (!("error" in verdict)) throw new Error(`a ${type} was taken as an outcome`);
       expect(verdict.error).toBeInstanceOf(BadAck);
       expect((verdict.error as BadAck).receivedType).toBe(type);
     }

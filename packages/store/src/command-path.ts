@@ -204,3 +204,29 @@ export async function handle<
   if (decision === undefined) throw new Error("handleMany returned no decision for one item");
   return decision;
 }
+
+/**
+ * {@link handleMany} for a caller that answers from the state each item was decided against (a
+ * refused enqueue answers with the job that exists, a refused cancel with the state it found):
+ * the same command path in the caller's transaction (load, {@link decideMany}, {@link commitChanges}),
+ * returning, per item in input order, the state before and the decision.
+ */
+export async function handleManyDecided<
+  S extends StreamState,
+  C extends { readonly type: string },
+  E extends StreamEvent,
+  R,
+  A extends S = S,
+>(
+  trx: Kysely<VerqDatabase>,
+  dialect: StoreDialect,
+  projection: StreamProjection<S, E>,
+  decide: (state: S, ...commands: readonly C[]) => Decision<A, E, R, C["type"]>,
+  items: readonly StreamCommands<C, S>[],
+  initial: (id: string) => S | undefined,
+): Promise<Decided<S, Decision<A, E, R, C["type"]>>[]> {
+  const current = await projection.load(trx, [...new Set(items.map((item) => item.id))]);
+  const { decided, changes } = decideMany(current, decide, items, initial);
+  await commitChanges(trx, dialect, projection, changes);
+  return decided;
+}

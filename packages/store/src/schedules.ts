@@ -22,9 +22,9 @@ import {
 } from "@verq/core";
 import type { Kysely } from "kysely";
 import { commitChanges, decideMany, type StreamCommands } from "./command-path.ts";
-import type { EnqueueInput, JobQueue } from "./job-queue.ts";
+import type { EnqueueInput } from "./jobs/enqueue-jobs.ts";
+import type { JobQueue } from "./jobs/job-queue.ts";
 import type { VerqDatabase } from "./schema.ts";
-import { seamsOf, type SchedulesSeams } from "./seams.ts";
 import { selectSchedules } from "./sql/schedules/selectSchedules.ts";
 import type { VerqStore } from "./store.ts";
 import { scheduleStream } from "./streams/schedule-stream.ts";
@@ -59,6 +59,11 @@ export interface FiredSlot {
 /** Settings of {@link Schedules}. */
 export interface SchedulesOptions {
   readonly clock?: Clock;
+  /**
+   * What decides every change of a schedule: the schedule machine (`decideSchedule`) by default,
+   * and in production always. A test passes a variant to prove that its suite catches a broken rule.
+   */
+  readonly decider?: ScheduleDecider | undefined;
 }
 
 /** How many times a fire is decided again after another scheduler appended to the schedule first. */
@@ -95,7 +100,7 @@ export class Schedules {
     this.#store = store;
     this.#queue = queue;
     this.#clock = options.clock ?? systemClock;
-    this.#decider = seamsOf<SchedulesSeams>(options).decider ?? decideSchedule;
+    this.#decider = options.decider ?? decideSchedule;
   }
 
   /**
