@@ -2,7 +2,6 @@ import fc from "fast-check";
 import { ManualClock, type Message, type MessageDecider } from "@verq/core";
 import { FileLedger, type VerqStore } from "@verq/store";
 import type { TestDatabase } from "@verq/testing";
-import { withMessageDecider } from "@verq/store/internal";
 
 /** Where the manual clock starts. */
 export const FILES_START_MS = 1_700_000_000_000;
@@ -41,7 +40,7 @@ export interface FilesWorld {
 export async function createFilesWorld(database: TestDatabase, decider?: MessageDecider): Promise<FilesWorld> {
   const store = await database.open();
   const clock = new ManualClock(FILES_START_MS);
-  const ledger = new FileLedger(store, withMessageDecider({ clock }, decider));
+  const ledger = new FileLedger(store, { clock, decider });
   return { store, ledger, clock, messages: new Map(), keys: new Set(), claims: [] };
 }
 

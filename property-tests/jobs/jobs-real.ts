@@ -1,7 +1,6 @@
 import { seededRng, type JobDecider, type Rng } from "@verq/core";
-import { JobQueue, type VerqStore } from "@verq/store";
+import { JobQueue, type ClaimCandidates, type VerqStore } from "@verq/store";
 import type { TestDatabase } from "@verq/testing";
-import { withJobSeams, type ClaimCandidates } from "@verq/store/internal";
 import { MODEL_BACKOFF } from "./jobs-model.ts";
 import { WallClock } from "./wall-clock.ts";
 
@@ -25,8 +24,8 @@ export const MODEL_REDRIVE_LIMIT = { max: 1, windowMs: 100 } as const;
 
 /**
  * Opens a store on `database` (fresh for the run; the caller closes the store and disposes the
- * database) and a queue over it. `decider` and `claimCandidates` are the mutation-test seams (the
- * real machine and the store's candidate query when omitted).
+ * database) and a queue over it. `decider` and `claimCandidates` are the queue's parts a mutant
+ * replaces (the real machine and the store's candidate query when omitted).
  */
 export async function createJobsReal(options: {
   database: TestDatabase;
@@ -36,12 +35,13 @@ export async function createJobsReal(options: {
 }): Promise<JobsReal> {
   const store = await options.database.open();
   const clock = new WallClock(MODEL_START_MS);
-  const queue = new JobQueue(
-    store,
-    withJobSeams(
-      { clock, rng: seededRng(options.rngSeed), backoff: MODEL_BACKOFF, redriveLimit: MODEL_REDRIVE_LIMIT },
-      { decider: options.decider, claimCandidates: options.claimCandidates },
-    ),
-  );
+  const queue = new JobQueue(store, {
+    clock,
+    rng: seededRng(options.rngSeed),
+    backoff: MODEL_BACKOFF,
+    redriveLimit: MODEL_REDRIVE_LIMIT,
+    decider: options.decider,
+    claimCandidates: options.claimCandidates,
+  });
   return { store, queue, clock, twin: seededRng(options.rngSeed) };
 }

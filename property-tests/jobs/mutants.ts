@@ -10,7 +10,8 @@ import {
   type JobDecider,
   type JobMachineContext,
 } from "@verq/core";
-import { selectClaimCandidates, type ClaimCandidates } from "@verq/store/internal";
+import type { ClaimCandidates } from "@verq/store";
+import { selectClaimCandidates } from "@verq/store/internal";
 
 /**
  * Deliberately broken job machines. Each breaks one rule the property suite claims to guard;

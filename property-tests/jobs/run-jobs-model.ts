@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import type { JobDecider } from "@verq/core";
-import type { ClaimCandidates } from "@verq/store/internal";
+import type { ClaimCandidates } from "@verq/store";
 import { commandsReplayPath, fcConfig, searchDefaults, type SearchOptions } from "../fc-config.ts";
 import { assertProperty, type RunSummary } from "../property-failure.ts";
 import { withFreshDatabase, type PerEngine, type StoreFactory } from "../store-factory.ts";

@@ -2,7 +2,6 @@ import fc from "fast-check";
 import { GUID_STREAM, ManualClock, fingerprintRequest, type GuidDecider, type LedgerEntry } from "@verq/core";
 import { GuidLedger, readAllEvents, type StoredEvent, type VerqStore } from "@verq/store";
 import type { TestDatabase } from "@verq/testing";
-import { withGuidSeams } from "@verq/store/internal";
 
 /** Where the manual clock starts. */
 export const LEDGER_START_MS = 1_767_258_000_000;
@@ -56,7 +55,7 @@ export interface LedgerWorld {
 export async function createLedgerWorld(database: TestDatabase, decider?: GuidDecider): Promise<LedgerWorld> {
   const store = await database.open();
   const clock = new ManualClock(LEDGER_START_MS);
-  const ledger = new GuidLedger(store, withGuidSeams({ clock }, { decider }));
+  const ledger = new GuidLedger(store, { clock, decider });
   return { store, ledger, clock, entries: new Map() };
 }
 

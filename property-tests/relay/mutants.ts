@@ -11,7 +11,8 @@ import {
   type GuidRefusal,
 } from "@verq/core";
 import type { RelayService } from "@verq/adapters/relay";
-import { commitGuidCreations, type GuidClaimer } from "@verq/store/internal";
+import type { GuidClaimer } from "@verq/store";
+import { commitGuidCreations } from "@verq/store/internal";
 import type { RelayVariant } from "./relay-world.ts";
 
 /**

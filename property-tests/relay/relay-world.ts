@@ -3,7 +3,6 @@ import { GUID_STREAM, ManualClock } from "@verq/core";
 import { RelayService, type CoreClient, type RelayBoundary, type RelayReply } from "@verq/adapters/relay";
 import { GuidLedger, VerqStore, readAllEvents, type GuidLedgerOptions, type StoredEvent } from "@verq/store";
 import type { TestDatabase } from "@verq/testing";
-import { withGuidSeams, type GuidLedgerSeams } from "@verq/store/internal";
 import { MAX_ATTEMPTS, type RelayScenario } from "./relay-scenario.ts";
 import { ScheduledCore } from "./scheduled-core.ts";
 import { scheduledLatency } from "./scheduled-latency.ts";
@@ -16,7 +15,7 @@ export class RelayDied extends Error {
 }
 
 /** The parts of the system a mutant may replace: the ledger's decider and claim, or the operator's reprocess. */
-export interface RelayVariant extends GuidLedgerSeams {
+export interface RelayVariant extends Pick<GuidLedgerOptions, "decider" | "claimer"> {
   /** An operator's reprocess run in place of `relay.reprocess`, built from the relay's public pieces. */
   readonly reprocess?: (relay: RelayService, options: { maxAttempts: number }) => Promise<unknown>;
 }
@@ -120,7 +119,7 @@ export async function createRelayWorld(
     const { hotPath: _synchronous, ...statements } = base.dialect.statements;
     const roundTrips = { ...base.dialect, statements };
     const store = new VerqStore(base.db.withPlugin(scheduledLatency(s)), roundTrips, base.path);
-    const options = withGuidSeams({ clock }, { decider: variant.decider, claimer: variant.claimer });
+    const options: GuidLedgerOptions = { clock, decider: variant.decider, claimer: variant.claimer };
     const ledger = new BoundaryLedger(store, options, boundary);
     const relay = new RelayService({ ledger, core: boundaryCore(core, boundary), maxAttempts: MAX_ATTEMPTS });
     return { base, store, ledger, relay };

@@ -1,6 +1,5 @@
 import { JOB_STREAM, ManualClock, type ScheduleDecider } from "@verq/core";
 import { JobQueue, Schedules, readAllEvents, type VerqStore } from "@verq/store";
-import { withScheduleDecider } from "@verq/store/internal";
 import type { TestDatabase } from "@verq/testing";
 
 /** Minute-aligned start, so that clock steps of whole minutes land exactly on slots. */
@@ -81,7 +80,7 @@ export async function createSchedulesReal(database: TestDatabase, decider?: Sche
     database.schema === null ? [await database.open()] : [await database.open(), await database.open(), await database.open()];
   const schedulers = [0, 1, 2].map((i) => {
     const store = stores[i % stores.length] as VerqStore;
-    return new Schedules(store, new JobQueue(store, { clock }), withScheduleDecider({ clock }, decider));
+    return new Schedules(store, new JobQueue(store, { clock }), { clock, decider });
   });
   const first = schedulers[0] as Schedules;
   for (const s of MODEL_SCHEDULES) await first.schedule(s.name, { cron: s.cron, payload: { schedule: s.name } });

@@ -59,6 +59,7 @@ export {
   type JobPruned,
   type JobsPruned,
 } from "./job.events.ts";
+export { jobRefusalError, unknownJobError } from "./job.errors.ts";
 export { evolveJob, foldJob } from "./job.evolve.ts";
 export {
   MAX_ATTEMPTS_LIMIT,
@@ -73,6 +74,8 @@ export {
   checkToken,
 } from "./job.input.ts";
 export { jobMachine, type JobMachine, type JobMachineContext, type JobRefusal } from "./job.machine.ts";
+export { sendVerdict, type SendSettlement, type SendVerdict } from "./job.send.ts";
+export { sweepSkippedReasons } from "./job.sweep.ts";
 export {
   DEAD_REASONS,
   newJob,

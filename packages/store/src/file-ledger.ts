@@ -19,7 +19,6 @@ import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
 import { handle } from "./command-path.ts";
 import { messageStream } from "./streams/message-stream.ts";
-import { seamsOf, type FileLedgerSeams } from "./seams.ts";
 import { checkMessageOrder, type OrderCheck } from "./sql/files/checkMessageOrder.ts";
 import { insertProcessedMessage } from "./sql/files/insertProcessedMessage.ts";
 import { selectMessageStats, type MessageStats } from "./sql/files/selectMessageStats.ts";
@@ -98,6 +97,11 @@ export type ProcessedMessageHandler = (
 /** Settings of a file ledger. */
 export interface FileLedgerOptions {
   readonly clock?: Clock;
+  /**
+   * What decides every change of a message: the message machine (`decideMessage`) by default,
+   * and in production always. A test passes a variant to prove that its suite catches a broken rule.
+   */
+  readonly decider?: MessageDecider | undefined;
 }
 
 /**
@@ -120,7 +124,7 @@ export class FileLedger {
   constructor(store: VerqStore, options: FileLedgerOptions = {}) {
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
-    this.#decide = seamsOf<FileLedgerSeams>(options).decider ?? decideMessage;
+    this.#decide = options.decider ?? decideMessage;
   }
 
   /** The message whose current or last claim is `claimId`, or null (what recovery asks first). */

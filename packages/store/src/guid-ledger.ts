@@ -1,5 +1,4 @@
 import {
-  GUID_STATES,
   GUID_STREAM,
   VerqError,
   checkMaxAttempts,
@@ -25,18 +24,18 @@ import {
   type LedgerEntry,
 } from "@verq/core";
 import type { Kysely } from "kysely";
-import { commitChanges, decideCandidates, handleMany, type StreamProjection } from "./command-path.ts";
+import { handleMany, type StreamProjection } from "./command-path.ts";
 import { GroupCommit } from "./group-commit.ts";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
-import { seamsOf, type GuidClaimer, type GuidLedgerSeams } from "./seams.ts";
+import { purgeGuids, type PurgeResult } from "./guid-purge.ts";
 import { commitGuidCreations, guidStream, stored, type GuidChange } from "./streams/guid-stream.ts";
 import { readLedgerAudit } from "./sql/ledger/readLedgerAudit.ts";
 import { selectLedgerStats, type LedgerStats } from "./sql/ledger/selectLedgerStats.ts";
 import { readStream } from "./sql/events/readStream.ts";
 import type { StoredEvent } from "./sql/events/storedEvent.ts";
 import { rebuildGuidLedger } from "./sql/ledger/rebuildGuidLedger.ts";
-import { selectGuidEntriesByState, selectGuidEntriesOldestFirst, type LedgerCursor } from "./sql/ledger/selectGuidEntries.ts";
+import { selectGuidEntriesByState } from "./sql/ledger/selectGuidEntries.ts";
 import { selectGuidEntry } from "./sql/ledger/selectGuidEntry.ts";
 
 /** A channel request to claim: its GUID, its exact text and its fingerprint. */
@@ -45,6 +44,15 @@ export interface ClaimInput {
   readonly request: string;
   readonly fingerprint: string;
 }
+
+/**
+ * How a claim decides the owners of new GUIDs: commits `creations` (what the guid machine decided
+ * from each GUID's blank: NEW → RECEIVED; one per GUID) and returns, for each, `true` when this
+ * call owns the GUID, `false` when another call had created it. The ledger's own is one
+ * transaction with one insert-or-nothing for all of them (`commitGuidCreations`, SPEC G4), run
+ * for the claims that arrived together (group commit) and only after a read found no entry.
+ */
+export type GuidClaimer = (store: VerqStore, creations: readonly GuidChange[]) => Promise<readonly boolean[]>;
 
 /** The claim of SPEC G4: one transaction, one insert-or-nothing of each GUID stream's first event. */
 const claimByInsert: GuidClaimer = (store, creations) =>
@@ -62,6 +70,16 @@ type ChangeOutcome = LedgerChange | { readonly accepted: "missing" };
 /** Settings of a ledger. */
 export interface GuidLedgerOptions {
   readonly clock?: Clock;
+  /**
+   * What decides every change of an entry: the guid machine (`decideGuid`) by default, and in
+   * production always. A test passes a variant to prove that its suite catches a broken rule.
+   */
+  readonly decider?: GuidDecider | undefined;
+  /**
+   * How new GUIDs are claimed (see {@link GuidClaimer}): one insert-or-nothing by default, and in
+   * production always. A test passes a lookup-then-insert to prove that its suite catches it.
+   */
+  readonly claimer?: GuidClaimer | undefined;
 }
 
 /**
@@ -91,37 +109,6 @@ export interface RecoverResult {
   readonly young: number;
 }
 
-/** What a purge did. */
-export interface PurgeResult {
-  /** DONE entries deleted with their events. */
-  readonly purged: number;
-  /** Events deleted with them. */
-  readonly events: number;
-  /** Entries older than the retention that were kept, by state (only DONE is ever purged). */
-  readonly kept: Readonly<Record<GuidState, number>>;
-}
-
-/** The blank entry a purge command is judged on before any stored entry (never written). */
-const PURGE_PROBE = "purge-probe";
-
-/**
- * Asks the guid machine whether a purge with this retention may run at all (SPEC G7: the
- * retention must be longer than the channel's resend window), judged on a blank entry before
- * any store is read; throws `VERQ_PURGE_RETENTION_TOO_SHORT` when it may not. `GuidLedger.purge`
- * asks it first; a caller may ask it before it opens a store, so that a refused purge opens
- * (and creates) nothing, as the CLI does.
- */
-export function checkPurgeRetention(
-  retentionMs: number,
-  resendWindowMs: number,
-  now: number,
-  decide: GuidDecider = decideGuid,
-): void {
-  const probe = decide(newGuidEntry(PURGE_PROBE), guidCommands.purge({ retentionMs, resendWindowMs, now }));
-  const error = probe.accepted ? null : purgeRefusalError(probe.refusal, retentionMs, resendWindowMs);
-  if (error !== null) throw error;
-}
-
 /**
  * The idempotency ledger of the GUID relay (SPEC G1–G8): one durable entry per GUID, each
  * change, its creation included, one command decided by the guid machine on the store's one
@@ -149,9 +136,8 @@ export class GuidLedger {
     this.#store = store;
     this.#stream = guidStream(store.dialect);
     this.#clock = options.clock ?? systemClock;
-    const seams = seamsOf<GuidLedgerSeams>(options);
-    this.#decide = seams.decider ?? decideGuid;
-    const claim = seams.claimer ?? claimByInsert;
+    this.#decide = options.decider ?? decideGuid;
+    const claim = options.claimer ?? claimByInsert;
     this.#claims = new GroupCommit((creations) => claim(store, creations), { keyOf: (creation) => creation.after.guid });
     this.#changes = new GroupCommit((requests) => store.transaction((trx) => this.#changeMany(trx, requests)));
   }
@@ -266,37 +252,8 @@ export class GuidLedger {
   async purge(options: { retentionMs: number; resendWindowMs: number; batchSize?: number }): Promise<PurgeResult> {
     const retentionMs = checkDuration(options.retentionMs, "the retention");
     const resendWindowMs = checkDuration(options.resendWindowMs, "the resend window");
-    const batchSize = options.batchSize ?? 500;
-    const kept = Object.fromEntries(GUID_STATES.map((s) => [s, 0])) as Record<GuidState, number>;
-    let purged = 0;
-    let events = 0;
-    let cursor: LedgerCursor | null = null;
-    // The machine judges the command before any entry: a retention that does not cover the
-    // resend window is refused on an empty ledger too (SPEC G7; bad input gets an error).
-    checkPurgeRetention(retentionMs, resendWindowMs, this.#clock.now(), this.#decide);
-    for (;;) {
-      const batch = await this.#store.transaction(async (trx) => {
-        const command = guidCommands.purge({ retentionMs, resendWindowMs, now: this.#clock.now() });
-        const candidates = await selectGuidEntriesOldestFirst(trx, batchSize, cursor);
-        const { changes, refused, ended } = decideCandidates(this.#decide, candidates, () => [command], {
-          endsScan: endsPurgeScan,
-        });
-        for (const { refusal } of refused) {
-          const error = purgeRefusalError(refusal, retentionMs, resendWindowMs);
-          if (error !== null) throw error;
-        }
-        await commitChanges(trx, this.#store.dialect, this.#stream, changes);
-        return { candidates, changes, keptHere: refused.map((r) => r.state.state), young: ended };
-      });
-      purged += batch.changes.length;
-      // The purged streams' stored events: each had as many as its version.
-      for (const change of batch.changes) events += change.before.version;
-      for (const state of batch.keptHere) kept[state]++;
-      const last = batch.candidates.at(-1);
-      if (batch.young || last === undefined || batch.candidates.length < batchSize) break;
-      cursor = { updatedAt: last.updatedAt, guid: last.guid };
-    }
-    return { purged, events, kept };
+    const purge = { retentionMs, resendWindowMs, batchSize: options.batchSize ?? 500 };
+    return purgeGuids(this.#store, this.#decide, this.#stream, this.#clock, purge);
   }
 
   /** The GUID's entry, or `null` when the ledger has none. */

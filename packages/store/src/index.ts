@@ -10,46 +10,41 @@ export type { Maintenance } from "./dialect/maintenance.ts";
 export type { MigrationSupport } from "./dialect/migration-support.ts";
 export type { WakeupTopic, Wakeups } from "./dialect/wakeups.ts";
 export type { InitialPart, MigrationParts, MigrationStep } from "./migrations/migration-parts.ts";
-export {
-  JobQueue,
-  MAX_BATCH_SIZE,
-  MAX_CLAIM_QUEUES,
-  type ClaimOptions,
-  type ClaimedJob,
-  type EnqueueInput,
-  type EnqueueOptions,
-  type FinishInput,
-  type EnqueueResult,
-  type LeaseExpiry,
-  type JobQueueOptions,
-  type RedriveLimit,
-  type CancelResult,
-  type RedriveRecord,
-  type RunOnceResult,
-  type Sender,
-  type SetQueueLimitResult,
-} from "./job-queue.ts";
+export { JobQueue } from "./jobs/job-queue.ts";
+export { MAX_BATCH_SIZE, type ClaimCandidates, type JobQueueOptions, type RedriveLimit } from "./jobs/job-context.ts";
+export { type EnqueueInput, type EnqueueOptions, type EnqueueResult } from "./jobs/enqueue-jobs.ts";
+export { MAX_CLAIM_QUEUES, type ClaimOptions, type ClaimedJob, type LeaseExpiry } from "./jobs/claim-jobs.ts";
+export { type FinishInput, type RunOnceResult, type Sender } from "./jobs/finish-jobs.ts";
+export { type CancelResult, type RedriveRecord } from "./jobs/job-operations.ts";
+export { QueueLimits, type QueueLimitsOptions, type SetQueueLimitResult } from "./queue-limits.ts";
 export { MAX_PRUNE_BATCH, type PruneOptions, type PruneResult } from "./job-retention.ts";
-export { JobWorker, type DrainOptions, type JobWorkerOptions, type JobWorkerReport, type JobWorkerResult } from "./job-worker.ts";
+export { JobWorker } from "./jobs/job-worker.ts";
+export type { DrainOptions, JobWorkerOptions, JobWorkerReport, JobWorkerResult } from "./jobs/job-worker-options.ts";
 export { errorFields, type LogFn, type VerqLogger } from "./verq-logger.ts";
 export type { VerqDatabase } from "./schema.ts";
 export type { JobStats, QueueStats } from "./sql/jobs/selectJobStats.ts";
 export { readAllEvents } from "./sql/events/readAllEvents.ts";
-export { EventSubscriptions, type EventSubscriptionsOptions, type SubscribeOptions, type Subscription } from "./subscriptions.ts";
+export {
+  EventSubscriptions,
+  type EventSubscriptionsOptions,
+  type SubscribeOptions,
+  type Subscription,
+  type SubscriptionDelivery,
+} from "./subscriptions.ts";
 export type { Checkpoint } from "./sql/subscriptions/selectCheckpoint.ts";
 export type { StoredEvent } from "./sql/events/storedEvent.ts";
 export { VerqStore, openStore, type OpenStoreOptions, type SqliteStoreOptions } from "./store.ts";
 export { ReceiptBook, type ReceiptResult, type ReceiverCounts } from "./receipt-book.ts";
 export {
   GuidLedger,
-  checkPurgeRetention,
   type ClaimInput,
+  type GuidClaimer,
   type GuidLedgerOptions,
   type LedgerChange,
-  type PurgeResult,
   type ReceiveResult,
   type RecoverResult,
 } from "./guid-ledger.ts";
+export { checkPurgeRetention, type PurgeResult } from "./guid-purge.ts";
 export type { LedgerStats } from "./sql/ledger/selectLedgerStats.ts";
 export {
   FileLedger,

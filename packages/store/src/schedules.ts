@@ -19,8 +19,8 @@ import {
   type ScheduleDecision,
 } from "@verq/core";
 import { handle, handleWithRetry, retryOnVersionConflict } from "./command-path.ts";
-import type { EnqueueInput, JobQueue } from "./job-queue.ts";
-import { seamsOf, type SchedulesSeams } from "./seams.ts";
+import type { EnqueueInput } from "./jobs/enqueue-jobs.ts";
+import type { JobQueue } from "./jobs/job-queue.ts";
 import { selectSchedules } from "./sql/schedules/selectSchedules.ts";
 import type { VerqStore } from "./store.ts";
 import { scheduleStream } from "./streams/schedule-stream.ts";
@@ -55,6 +55,11 @@ export interface FiredSlot {
 /** Settings of {@link Schedules}. */
 export interface SchedulesOptions {
   readonly clock?: Clock;
+  /**
+   * What decides every change of a schedule: the schedule machine (`decideSchedule`) by default,
+   * and in production always. A test passes a variant to prove that its suite catches a broken rule.
+   */
+  readonly decider?: ScheduleDecider | undefined;
 }
 
 /**
@@ -81,7 +86,7 @@ export class Schedules {
     this.#store = store;
     this.#queue = queue;
     this.#clock = options.clock ?? systemClock;
-    this.#decider = seamsOf<SchedulesSeams>(options).decider ?? decideSchedule;
+    this.#decider = options.decider ?? decideSchedule;
   }
 
   /**

@@ -1,10 +1,9 @@
 import { VerqError, checkSubscription, systemClock, type Clock } from "@verq/core";
-import type { PositionMark } from "./dialect/event-positions.ts";
+import type { EventPositions, PositionMark } from "./dialect/event-positions.ts";
 import { selectEventsAfter } from "./sql/events/selectEventsAfter.ts";
 import type { StoredEvent } from "./sql/events/storedEvent.ts";
 import { selectCheckpoint, selectCheckpoints, type Checkpoint } from "./sql/subscriptions/selectCheckpoint.ts";
 import { saveCheckpoint } from "./sql/subscriptions/saveCheckpoint.ts";
-import { seamsOf, type SubscriptionDelivery, type SubscriptionSeams } from "./seams.ts";
 import type { VerqStore } from "./store.ts";
 
 /** How long a reader waits before it asks again whether the writers in flight at its mark have ended (PostgreSQL). */
@@ -55,10 +54,35 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
+/**
+ * How a subscription delivers a batch: `handle` hands it to the subscriber, `checkpoint` moves
+ * the subscriber's checkpoint past it. The store's own calls `checkpoint` only once `handle`
+ * resolved (at least once).
+ */
+export type SubscriptionDelivery = (handle: () => Promise<void>, checkpoint: () => Promise<void>) => Promise<void>;
+
 /** Options of {@link EventSubscriptions}. */
 export interface EventSubscriptionsOptions {
   /** The time recorded with each checkpoint (default: the system clock). */
   readonly clock?: Clock;
+  /**
+   * How each batch is delivered (see {@link SubscriptionDelivery}): handle, then checkpoint, by
+   * default, and in production always. A test passes one that saves first to prove that its
+   * suite catches a lost batch.
+   */
+  readonly deliver?: SubscriptionDelivery | undefined;
+  /**
+   * Whether no transaction can still commit at or below a mark: the dialect's `positionsSettled`
+   * by default, and in production always. A test passes one that says yes too early to prove
+   * that its suite catches a reader passing an event that commits late.
+   */
+  readonly positionsSettled?: EventPositions["positionsSettled"] | undefined;
+}
+
+/** The parts of a running subscription that its options may replace. */
+interface DeliveryParts {
+  readonly deliver: SubscriptionDelivery | undefined;
+  readonly positionsSettled: EventPositions["positionsSettled"] | undefined;
 }
 
 /**
@@ -83,12 +107,12 @@ export interface EventSubscriptionsOptions {
 export class EventSubscriptions {
   readonly #store: VerqStore;
   readonly #clock: Clock;
-  readonly #seams: SubscriptionSeams;
+  readonly #parts: DeliveryParts;
 
   constructor(store: VerqStore, options: EventSubscriptionsOptions = {}) {
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
-    this.#seams = seamsOf<SubscriptionSeams>(options);
+    this.#parts = { deliver: options.deliver, positionsSettled: options.positionsSettled };
   }
 
   /**
@@ -100,7 +124,7 @@ export class EventSubscriptions {
     if (typeof options.handle !== "function") throw new VerqError("VERQ_INVALID_ARGUMENT", "handle must be a function");
     if (options.live !== undefined && typeof options.live !== "boolean")
       throw new VerqError("VERQ_INVALID_ARGUMENT", "live must be true or false");
-    return new RunningSubscription(this.#store, this.#clock, this.#seams, {
+    return new RunningSubscription(this.#store, this.#clock, this.#parts, {
       ...checked,
       live: options.live ?? true,
       handle: options.handle,
@@ -144,12 +168,12 @@ class RunningSubscription implements Subscription {
   private readonly store: VerqStore;
   private readonly clock: Clock;
   private readonly options: RunOptions;
-  private readonly seams: SubscriptionSeams;
+  private readonly parts: DeliveryParts;
 
-  constructor(store: VerqStore, clock: Clock, seams: SubscriptionSeams, options: RunOptions) {
+  constructor(store: VerqStore, clock: Clock, parts: DeliveryParts, options: RunOptions) {
     this.store = store;
     this.clock = clock;
-    this.seams = seams;
+    this.parts = parts;
     this.options = options;
     this.#position = Math.max(options.from - 1, 0);
     this.done = this.#run();
@@ -192,8 +216,8 @@ class RunningSubscription implements Subscription {
     const { store, clock } = this;
     const { name, types, batchSize, pollMs, live, handle } = this.options;
     const { db, dialect } = store;
-    const deliver = this.seams.deliver ?? handleThenCheckpoint;
-    const settled = this.seams.positionsSettled ?? ((on, mark: PositionMark) => dialect.positions.positionsSettled(on, mark));
+    const deliver = this.parts.deliver ?? handleThenCheckpoint;
+    const settled = this.parts.positionsSettled ?? ((on, mark: PositionMark) => dialect.positions.positionsSettled(on, mark));
     // New jobs (enqueue, redrive) are announced to every process already; other events wait for the next poll.
     const unsubscribe = store.dialect.wakeups.subscribe("jobs", () => this.#interrupt());
     try {

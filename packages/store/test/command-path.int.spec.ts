@@ -306,5 +306,38 @@ for (const engine of ENGINES) {
       expect(refused.before).toMatchObject({ owner: "ops-0", version: 1 });
       expect(refused.decision).toMatchObject({ accepted: false, refusal: "held" });
     });
+
+    it("handleMany answers each item with the state it was decided against, loaded or initial, chained in order", async () => {
+      const { store } = await stores.open(engine);
+      const held = changeOf(newLock("a"), acquire("ops-a"));
+      await store.db.transaction().execute((trx) => commitChanges(trx, store.dialect, lockStream, [held]));
+      const decided = await store.db.transaction().execute((trx) =>
+        handleMany(
+          trx,
+          store.dialect,
+          lockStream,
+          decideLock,
+          [
+            { id: "a", commands: [acquire("ops-b")] },
+            { id: "a", commands: [release(1)] },
+            { id: "b", commands: [acquire("ops-c")] },
+            { id: "a", commands: [acquire("ops-b")] },
+          ],
+          initial,
+        ),
+      );
+      expect(decided.map((d) => [d.before.name, d.before.version, d.before.owner, d.decision.accepted])).toEqual([
+        ["a", 1, "ops-a", false],
+        ["a", 1, "ops-a", true],
+        ["b", 0, null, true],
+        ["a", 2, null, true],
+      ]);
+      expect(await eventsOf(store)).toEqual([
+        { id: "a", v: 1, type: "lock.acquired" },
+        { id: "a", v: 2, type: "lock.released" },
+        { id: "b", v: 1, type: "lock.acquired" },
+        { id: "a", v: 3, type: "lock.acquired" },
+      ]);
+    });
   });
 }

@@ -1,4 +1,13 @@
-import { BULK_REDRIVE_LOCK, VerqError, isVerqError, systemClock, type Clock, type DeadReason, type Job } from "@verq/core";
+import {
+  BULK_REDRIVE_LOCK,
+  VerqError,
+  isVerqError,
+  sweepSkippedReasons,
+  systemClock,
+  type Clock,
+  type DeadReason,
+  type Job,
+} from "@verq/core";
 import { JobQueue, OperatorLocks, type DeadCursor, type DeadFilter, type HeldLock, type VerqStore } from "@verq/store";
 import { Pacer, type Rate } from "./rate.ts";
 
@@ -52,13 +61,13 @@ const PAGE = 200;
 
 /**
  * The dead jobs a bulk redrive started at `now` takes: the filters, never one that died after the
- * start, and no cancelled job unless the reason asked for is `cancelled` (an operator's cancel is
- * not undone by a sweep).
+ * start, and none of the reasons a sweep passes over (core's `sweepSkippedReasons`: no cancelled
+ * job unless the reason asked for is `cancelled`).
  */
 export function bulkFilter(options: Pick<BulkRedriveOptions, "reason" | "olderThanMs">, now: number): DeadFilter {
   return {
     reason: options.reason,
-    exceptReasons: options.reason === undefined ? ["cancelled"] : undefined,
+    exceptReasons: sweepSkippedReasons(options.reason),
     deadAtOrBefore: now - (options.olderThanMs ?? 0),
   };
 }

@@ -13,7 +13,7 @@ export const positions = (events: readonly StoredEvent[]) => events.map((e) => e
 /**
  * At least once (E1): a handler that throws on its second batch stops the subscription; the
  * checkpoint stays before that batch, and the next subscriber of the name gets it again.
- * `options` builds the subscriptions (a mutant's seams, in the mutation tests).
+ * `options` builds the subscriptions (a mutant's delivery or reader, in the mutation tests).
  */
 export async function throwingHandlerScenario(store: VerqStore, options: EventSubscriptionsOptions = {}): Promise<void> {
   await new JobQueue(store, { clock: new ManualClock() }).enqueueMany([1, 2, 3].map((i) => ({ id: `j-${i}`, payload: {} })));

@@ -1,0 +1,12 @@
+import { describe, expect, it } from "vitest";
+import { DEAD_REASONS, sweepSkippedReasons } from "../src/index.ts";
+
+describe("what a sweep over dead jobs passes over", () => {
+  it("cancelled jobs, when the sweep names no reason: an operator's cancel is not undone by a sweep", () => {
+    expect(sweepSkippedReasons(undefined)).toEqual(["cancelled"]);
+  });
+
+  it("nothing, when the sweep names a reason: it takes that reason only, cancelled included", () => {
+    for (const reason of DEAD_REASONS) expect(sweepSkippedReasons(reason)).toEqual([]);
+  });
+});

@@ -1,0 +1,169 @@
+import {
+  DEFAULT_QUEUE,
+  VerqError,
+  canonicalJson,
+  checkFutureTime,
+  checkIdentifier,
+  checkMaxAttempts,
+  checkPriority,
+  checkQueueName,
+  checkTime,
+  jobCommands,
+  newJob,
+  type Job,
+  type JobCommand,
+} from "@verq/core";
+import type { Kysely } from "kysely";
+import { commitChanges, decideMany } from "../command-path.ts";
+import type { VerqDatabase } from "../schema.ts";
+import { selectArchivedJobs } from "../sql/jobs/selectArchivedJobs.ts";
+import { answer, handleJobs, isArray, type DecidedJob, type JobContext } from "./job-context.ts";
+
+/** What to enqueue. `deadline` is absolute (ms since the epoch). */
+export interface EnqueueInput {
+  readonly id: string;
+  readonly payload: unknown;
+  readonly maxAttempts?: number;
+  readonly deadline?: number;
+  /** Earliest time the job may be claimed; now by default. */
+  readonly availableAt?: number;
+  /** Jobs with one key run one at a time in enqueue order (SPEC J10). */
+  readonly orderingKey?: string;
+  /** The named queue: `default` unless told. An identifier, as job ids are. */
+  readonly queue?: string;
+  /**
+   * A whole number from -1000 to 1000, 0 unless told: among the due jobs of the queues a claim
+   * asks for, higher priority is claimed first, then enqueue order. Strict: a steady stream of
+   * higher-priority work delays lower-priority work without bound (no aging).
+   */
+  readonly priority?: number;
+}
+
+/**
+ * Where an enqueue is written. By default each `enqueue`/`enqueueMany` is its own transaction.
+ * With `trx`, a transaction the service opened on this store's database (from
+ * `VerqStore.transaction` or `store.db.transaction()`), the job's event and row are written
+ * in it, beside the service's own rows: both commit or neither does (the transactional outbox,
+ * SPEC P2). Enqueue errors are thrown inside that transaction, so the service's rows roll back
+ * with them unless it catches the error. Calling `enqueue` without `trx` inside a transaction of
+ * the same store would wait for that transaction for ever: pass it.
+ *
+ * @example
+ * await store.transaction(async (trx) => {
+ *   await trx.withTables<{ orders: OrderRow }>().insertInto("orders").values(order).execute();
+ *   await queue.enqueue({ id: `charge-${order.id}`, payload: { orderId: order.id } }, { trx });
+ * });
+ */
+export interface EnqueueOptions {
+  // Any table types: the service's transaction also sees its own tables.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly trx?: Kysely<any>;
+}
+
+/** `created: false` means the same id with the same payload was already there: a no-op. */
+export interface EnqueueResult {
+  readonly created: boolean;
+  readonly job: Job;
+}
+
+/** An enqueue input checked and turned into its command, before anything is written. */
+interface EnqueueItem {
+  readonly id: string;
+  readonly commands: readonly [JobCommand];
+}
+
+/**
+ * Adds jobs in one transaction (`options.trx`, or one of their own): one commit, and one
+ * statement per table, however many jobs; results in input order. Enqueueing an existing id with
+ * the same payload is a no-op (`created: false`); with a different payload it throws
+ * `VERQ_ENQUEUE_CONFLICT`. All or nothing: one invalid input or one conflict throws and
+ * enqueues none of them.
+ */
+export async function enqueueJobs(
+  context: JobContext,
+  inputs: readonly EnqueueInput[],
+  options: EnqueueOptions | undefined,
+): Promise<EnqueueResult[]> {
+  if (!isArray(inputs)) throw new VerqError("VERQ_INVALID_ARGUMENT", "enqueueMany takes an array of jobs");
+  const outer = checkOuterTransaction(options);
+  if (inputs.length === 0) return [];
+  const now = context.clock.now();
+  const items = inputs.map((input) => enqueueCommand(context, input, now));
+  return outer === undefined
+    ? await context.store.transaction((trx) => enqueueIn(context, trx, items))
+    : await enqueueIn(context, outer, items);
+}
+
+/**
+ * Every enqueue is first decided as the creation of its job, from the blank job at version 0,
+ * and its first event written insert-or-nothing: the UNIQUE constraint, not a lookup, tells
+ * whether the job is new (one statement per table for the batch). The losers, whose job
+ * already existed or was created meanwhile by another writer, are decided again against that
+ * job: the machine refuses them as `already-enqueued` (`created: false`) or `payload-conflict`.
+ */
+async function enqueueIn(
+  context: JobContext,
+  trx: Kysely<VerqDatabase>,
+  items: readonly EnqueueItem[],
+): Promise<EnqueueResult[]> {
+  const { store } = context;
+  // One query for the batch: an id once pruned is decided from its archive row (refused).
+  const archived = await selectArchivedJobs(trx, store.dialect, [...new Set(items.map((item) => item.id))]);
+  const initial = (id: string) => newJob(id, archived.get(id) ?? null);
+  const first = decideMany(new Map(), context.decide, items, initial);
+  const written = await commitChanges(trx, store.dialect, context.jobs, first.changes, { creations: "skip" });
+  if (written.length > 0) await store.announce(trx, "jobs");
+  const created = new Set(written.map((change) => change.after.id));
+  const lost = items.filter((item) => !created.has(item.id));
+  const again = lost.length === 0 ? [] : await handleJobs(context, trx, lost, initial);
+  return items.map((item, i) => {
+    const decided = created.has(item.id) ? first.decided[i] : again.shift();
+    if (decided === undefined) throw new Error(`no decision for the enqueue of ${item.id}`);
+    return enqueueResult(decided, item.commands[0]);
+  });
+}
+
+/** Checks one enqueue input and builds its command; throws before anything is written. */
+function enqueueCommand(context: JobContext, input: EnqueueInput, now: number): EnqueueItem {
+  const id = checkIdentifier(input?.id, "a job id");
+  const payloadJson = canonicalJson(input.payload);
+  const maxAttempts = checkMaxAttempts(input.maxAttempts ?? context.defaultMaxAttempts);
+  const deadline = checkFutureTime(input.deadline ?? now + context.defaultDeadlineMs, now, "the deadline");
+  const availableAt = checkTime(input.availableAt ?? now, "availableAt");
+  const orderingKey =
+    input.orderingKey === undefined ? null : checkIdentifier(input.orderingKey, "an ordering key", "VERQ_INVALID_ARGUMENT");
+  const queue = checkQueueName(input.queue ?? DEFAULT_QUEUE);
+  const priority = checkPriority(input.priority ?? 0);
+  // A copy of its own, in canonical key order: nothing the caller does to its object later reaches it.
+  const payload = JSON.parse(payloadJson) as Job["payload"];
+  if (typeof payload === "object" && payload !== null) context.payloadTexts.set(payload, payloadJson);
+  return {
+    id,
+    commands: [jobCommands.enqueue({ payload, maxAttempts, deadline, availableAt, orderingKey, queue, priority, now })],
+  };
+}
+
+/** An enqueue's answer: the job created, the existing one for the same payload (a no-op), or the refusal's error. */
+function enqueueResult(decided: DecidedJob, command: JobCommand): EnqueueResult {
+  const { before, decision } = decided;
+  if (decision.accepted) return { created: true, job: decision.after };
+  if (decision.refusal === "already-enqueued" && before.state !== "new") return { created: false, job: before };
+  answer(decided, command);
+  throw new VerqError("VERQ_UNEXPECTED", `enqueue of ${before.id} refused: ${decision.refusal}`);
+}
+
+/**
+ * The outer transaction of an enqueue, if any. Only a transaction gives the all-or-nothing
+ * promise: `store.db` itself would commit the job at once, so it is refused.
+ */
+function checkOuterTransaction(options: EnqueueOptions | undefined): Kysely<VerqDatabase> | undefined {
+  const trx: unknown = options?.trx;
+  if (trx === undefined) return undefined;
+  if (typeof trx !== "object" || trx === null || (trx as { isTransaction?: unknown }).isTransaction !== true) {
+    throw new VerqError(
+      "VERQ_INVALID_ARGUMENT",
+      "trx must be a Kysely transaction on this store's database (store.transaction or store.db.transaction())",
+    );
+  }
+  return trx as Kysely<VerqDatabase>;
+}

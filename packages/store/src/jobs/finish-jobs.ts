@@ -1,0 +1,149 @@
+import {
+  VerqError,
+  backoffDelay,
+  checkIdentifier,
+  checkLeaseMs,
+  checkOutcome,
+  checkToken,
+  jobCommands,
+  sendVerdict,
+  type FinishOutcome,
+  type JobStreamState,
+  type SendSettlement,
+} from "@verq/core";
+import type { Kysely } from "kysely";
+import type { VerqDatabase } from "../schema.ts";
+import { bumpCounter } from "../sql/counters.ts";
+import { checkClaim, claimIn, claimJobs, type ClaimOptions, type ClaimRound, type ClaimedJob } from "./claim-jobs.ts";
+import { answer, handleJobs, isArray, type JobContext } from "./job-context.ts";
+
+/** One outcome to record: the job, the token of the claim it is for, and what the attempt gave. */
+export interface FinishInput {
+  readonly id: string;
+  readonly token: number;
+  readonly outcome: FinishOutcome;
+}
+
+/** Delivers a job downstream. Only a return of exactly `true` is success (SPEC J5). */
+export type Sender = (job: ClaimedJob) => unknown;
+
+/** What one `runOnce` did. */
+export type RunOnceResult =
+  | { readonly status: "idle" }
+  | {
+      readonly status: "finished";
+      readonly id: string;
+      readonly token: number;
+      readonly outcome: FinishOutcome;
+      /** False when the lease was lost while the sender ran and another worker took over. */
+      readonly accepted: boolean;
+    };
+
+/**
+ * Records many outcomes in one transaction, each decided by the job machine in input order
+ * (SPEC J4: accepted only for the current token of a leased job; a second finish of the same
+ * job and token in one batch is stale). Returns, per input, whether it was accepted. An unknown
+ * id or invalid input throws and records none of them.
+ */
+export async function finishJobs(context: JobContext, finishes: readonly FinishInput[]): Promise<boolean[]> {
+  checkFinishes(finishes);
+  if (finishes.length === 0) return [];
+  return context.store.transaction((trx) => finishIn(context, trx, finishes));
+}
+
+/**
+ * A worker's round in one transaction: records `finishes` as {@link finishJobs}, then claims up
+ * to `max` jobs as `claimJobs` (none when `max` is 0). One commit instead of two; the same
+ * per-job rules.
+ */
+export async function finishAndClaim(
+  context: JobContext,
+  finishes: readonly FinishInput[],
+  owner: string,
+  max: number,
+  options: ClaimOptions,
+): Promise<{ accepted: boolean[] } & ClaimRound> {
+  checkFinishes(finishes);
+  const claim = max === 0 ? null : checkClaim(context, owner, max, options);
+  return context.store.transaction(async (trx) => {
+    const accepted = await finishIn(context, trx, finishes);
+    const { claimed, expired } = claim === null ? { claimed: [], expired: [] } : await claimIn(context, trx, owner, max, claim);
+    return { accepted, claimed, expired };
+  });
+}
+
+/**
+ * Extends a held lease to `now + leaseMs`, only for the current token and only while the lease
+ * is still held (the job machine decides). Returns whether it was extended.
+ */
+export async function heartbeatJob(context: JobContext, id: string, token: number, leaseMs: number): Promise<boolean> {
+  checkIdentifier(id, "a job id");
+  checkToken(token);
+  checkLeaseMs(leaseMs);
+  return context.store.transaction(async (trx) => {
+    const command = jobCommands.heartbeat({ token, leaseMs, now: context.clock.now() });
+    const [decided] = await handleJobs(context, trx, [{ id, commands: [command] }]);
+    return decided !== undefined && answer(decided, command);
+  });
+}
+
+/**
+ * Claims one job, sends it, and finishes it with what the send means (core's `sendVerdict`).
+ * An error the send propagates leaves the job leased: a later claim recovers it after the lease
+ * expires.
+ */
+export async function runOnce(context: JobContext, owner: string, sender: Sender, options: ClaimOptions): Promise<RunOnceResult> {
+  const [job] = await claimJobs(context, owner, 1, options);
+  if (job === undefined) return { status: "idle" };
+  const outcome = await sendForOutcome(sender, job);
+  const [accepted] = await finishJobs(context, [{ id: job.id, token: job.token, outcome }]);
+  return { status: "finished", id: job.id, token: job.token, outcome, accepted: accepted === true };
+}
+
+/**
+ * Sends one claimed job and returns the outcome to record, as core's `sendVerdict` maps what the
+ * send did (SPEC J5): a return of exactly `true` is `ok`, a thrown `Retryable` is `retry`, a
+ * thrown `Permanent` is `permanent`. Any other return value throws `BadAck`, and any other error
+ * is rethrown: the job stays leased.
+ */
+export async function sendForOutcome(sender: Sender, job: ClaimedJob): Promise<FinishOutcome> {
+  let settled: SendSettlement;
+  try {
+    settled = { returned: await sender(job) };
+  } catch (error) {
+    settled = { threw: error };
+  }
+  const verdict = sendVerdict(settled);
+  if ("error" in verdict) throw verdict.error;
+  return verdict.outcome;
+}
+
+async function finishIn(context: JobContext, trx: Kysely<VerqDatabase>, finishes: readonly FinishInput[]): Promise<boolean[]> {
+  if (finishes.length === 0) return [];
+  const now = context.clock.now();
+  const decided = await handleJobs(
+    context,
+    trx,
+    finishes.map(({ id, token, outcome }) => ({
+      id,
+      // The jitter is drawn before deciding, for every finish, so that one decision settles it.
+      commands: (job: JobStreamState) => [
+        jobCommands.finish({ token, outcome, retryDelayMs: backoffDelay(context.backoff, job.attempts, context.rng), now }),
+      ],
+    })),
+  );
+  const accepted = decided.map((d) => answer(d));
+  const refused = accepted.filter((a) => !a).length;
+  if (refused > 0) await bumpCounter(trx, "job.staleFinishesRefused", refused);
+  return accepted;
+}
+
+/** Checks a batch of outcomes before anything is written. */
+function checkFinishes(finishes: readonly FinishInput[]): void {
+  if (!isArray(finishes)) throw new VerqError("VERQ_INVALID_ARGUMENT", "a batch of outcomes must be an array");
+  for (const f of finishes) {
+    checkIdentifier(f?.id, "a job id");
+    checkToken(f.token);
+    checkOutcome(f.outcome);
+  }
+}

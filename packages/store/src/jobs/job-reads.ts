@@ -1,0 +1,69 @@
+import {
+  JOB_STREAM,
+  checkIdentifier,
+  checkQueueName,
+  unknownJobError,
+  type ArchivedJob,
+  type DeadReason,
+  type Job,
+  type JobState,
+} from "@verq/core";
+import type { StoredEvent } from "../sql/events/storedEvent.ts";
+import { readStream } from "../sql/events/readStream.ts";
+import { countDeadJobs } from "../sql/jobs/countDeadJobs.ts";
+import { selectArchivedJobs } from "../sql/jobs/selectArchivedJobs.ts";
+import { selectDeadPage, type DeadCursor, type DeadFilter } from "../sql/jobs/selectDeadPage.ts";
+import { selectJob } from "../sql/jobs/selectJob.ts";
+import { selectJobStats, type JobStats } from "../sql/jobs/selectJobStats.ts";
+import { selectJobsByState } from "../sql/jobs/selectJobsByState.ts";
+import { checkBatchSize, type JobContext } from "./job-context.ts";
+
+// What a queue reads, never writes: each read is one query on the store's database, outside any
+// transaction of the queue's, with its arguments checked first.
+
+/** Dead-letter and lease statistics (SPEC J7), overall and per queue (with `queue`, that queue only). */
+export async function jobStats(context: JobContext, queue: string | undefined): Promise<JobStats> {
+  return selectJobStats(context.store.db, queue === undefined ? undefined : checkQueueName(queue));
+}
+
+/** The job's event stream, oldest first. Throws `VERQ_UNKNOWN_JOB` for an unknown id. */
+export async function jobHistory(context: JobContext, id: string): Promise<StoredEvent[]> {
+  checkIdentifier(id, "a job id");
+  const events = await readStream(context.store.db, JOB_STREAM, id);
+  if (events.length === 0) throw unknownJobError(id);
+  return events;
+}
+
+/** The job's current projection, or `null` for an unknown id. */
+export async function getJob(context: JobContext, id: string): Promise<Job | null> {
+  checkIdentifier(id, "a job id");
+  return selectJob(context.store.db, id);
+}
+
+/** Jobs in one state, oldest first (dead ones by the time they died), at most `limit`. */
+export async function listJobs(
+  context: JobContext,
+  state: JobState,
+  limit: number,
+  reason: DeadReason | undefined,
+): Promise<Job[]> {
+  return selectJobsByState(context.store.db, state, limit, reason);
+}
+
+/** One keyset page of dead jobs matching `filter`, oldest death first, strictly after `after`. */
+export async function deadPage(context: JobContext, filter: DeadFilter, after: DeadCursor | null, limit: number): Promise<Job[]> {
+  checkBatchSize(limit);
+  return selectDeadPage(context.store.db, filter, after, limit);
+}
+
+/** How many dead jobs match `filter` now. */
+export async function countDead(context: JobContext, filter: DeadFilter): Promise<number> {
+  return countDeadJobs(context.store.db, filter);
+}
+
+/** The archive row of a pruned job, or `null` for an id that was never pruned. */
+export async function archivedJob(context: JobContext, id: string): Promise<ArchivedJob | null> {
+  checkIdentifier(id, "a job id");
+  const { db, dialect } = context.store;
+  return (await selectArchivedJobs(db, dialect, [id])).get(id) ?? null;
+}

@@ -1,0 +1,92 @@
+import type { FinishOutcome } from "@verq/core";
+import type { VerqLogger } from "../verq-logger.ts";
+import type { ClaimedJob } from "./claim-jobs.ts";
+import type { FinishInput, Sender } from "./finish-jobs.ts";
+
+/** Settings of a `JobWorker`. */
+export interface JobWorkerOptions {
+  /** Who holds the leases (shown in `verq jobs show`). */
+  readonly owner: string;
+  /** Delivers one job; only a return of exactly `true` is success (SPEC J5). */
+  readonly sender: Sender;
+  /** Jobs being sent at once: 1 by default. */
+  readonly concurrency?: number;
+  /**
+   * Most jobs claimed, and most outcomes recorded, in one transaction: `concurrency` by default.
+   * Jobs claimed beyond `concurrency` wait for a free slot; their leases are extended by
+   * heartbeats meanwhile, like those of the jobs being sent.
+   */
+  readonly batchSize?: number;
+  /** Lease of each claim; the queue's default when absent. */
+  readonly leaseMs?: number;
+  /** The named queues it claims from (higher priority first across them): `["default"]` when absent. */
+  readonly queues?: readonly string[];
+  /** Pause before looking again when nothing is due: 100 ms by default. Enqueues on the same `JobQueue` wake the worker at once. */
+  readonly idleMs?: number;
+  /**
+   * Called when a send fails in a way that is neither `Retryable` nor `Permanent` (an unexpected
+   * error, or a `BadAck`). The job stays leased, without heartbeats, and is reclaimed when its
+   * lease expires (SPEC J5).
+   */
+  readonly onSendError?: (job: ClaimedJob, error: unknown) => void;
+  /** Called once per outcome, after the transaction that recorded it (or refused it as stale) has committed. Must not throw. */
+  readonly onFinished?: (result: JobWorkerResult) => void;
+  /**
+   * Called with the outcomes a round is about to record, after their sends and right before the
+   * round's transaction: the boundary between a send and its finish (crash tests stop a process
+   * here). What it throws fails the round like a failed transaction.
+   */
+  readonly beforeRecord?: (outcomes: readonly FinishInput[]) => void;
+  /**
+   * Called when a heartbeat fails, and when a round's transaction fails (e.g. `VERQ_STORE_BUSY`)
+   * in a started worker: that round changed nothing, its outcomes are kept and recorded by a
+   * later round after `idleMs`. A failed round ends a `drain()` (it rejects with the error), and
+   * a started worker without `onError` (`stop()` rejects); the jobs held then stay leased until
+   * their leases expire, as after a crash.
+   */
+  readonly onError?: (error: unknown) => void;
+  /**
+   * Where the worker logs what it does, never a payload: each claim at debug (id, token, owner,
+   * leaseUntil, attempt); each recorded outcome at info (id, token, outcome, accepted, sendMs,
+   * durationMs from claim to record), at warn when refused as stale; each expired lease a claim
+   * took over at warn; sends that failed unexpectedly, failed heartbeats and failed rounds at
+   * error (their code and message). None by default.
+   */
+  readonly logger?: VerqLogger;
+}
+
+/** What the worker did with one job's outcome. */
+export interface JobWorkerResult {
+  readonly id: string;
+  readonly token: number;
+  readonly outcome: FinishOutcome;
+  /** False when the lease had been lost and another worker holds the job now. */
+  readonly accepted: boolean;
+}
+
+/** What a worker did so far. */
+export interface JobWorkerReport {
+  /** Jobs claimed. */
+  readonly claimed: number;
+  /** Outcomes recorded, by outcome. */
+  readonly ok: number;
+  readonly retry: number;
+  readonly permanent: number;
+  /** Outcomes refused because the lease had been lost (another worker holds the job now). */
+  readonly refused: number;
+  /** Sends that failed unexpectedly; their jobs stay leased until the lease expires. */
+  readonly leftLeased: number;
+  /** Leases extended by a heartbeat while their jobs were held. */
+  readonly heartbeats: number;
+  /** Rounds and heartbeats that failed (passed to `onError`). */
+  readonly errors: number;
+  /** Transactions that claimed, and that recorded outcomes (a round that did both counts in both). */
+  readonly claimTransactions: number;
+  readonly finishTransactions: number;
+}
+
+/** Options of `JobWorker.drain`. */
+export interface DrainOptions {
+  /** Claim at most this many jobs in all, then finish them and end; no limit by default. */
+  readonly limit?: number;
+}
