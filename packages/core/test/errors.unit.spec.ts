@@ -82,7 +82,7 @@ describe("verq errors", () => {
     expect(isGuidError({ code: "VERQ_UNKNOWN_GUID" }, "VERQ_UNKNOWN_GUID")).toBe(false);
     const message = new MessageError("VERQ_FILE_EXISTS", "the destination holds a file of that name", { cause });
     expect(message).toMatchObject({ code: "VERQ_FILE_EXISTS", name: "MessageError", cause });
-    expect(isVerqError(message, "VERQ_FILE_EXISTS" as never)).toBe(true);
+    expect(isVerqError(message, "VERQ_FILE_EXISTS")).toBe(true);
   });
 });
 
