@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { machineGraph, VERQ_MACHINES } from "@verq/core";
+import { machineGraph, VERQ_MACHINES, type VerqMachineName } from "@verq/core";
 import { JobQueue, readAllEvents, type VerqStore } from "@verq/store";
 import { ENGINES, createTestDatabase, engineAvailable, tempDir, type TestDatabase } from "@verq/testing";
 import Fastify, { type FastifyInstance } from "fastify";
