@@ -22,13 +22,7 @@ export {
 } from "./decider.ts";
 export { compileMachineTable, type TableSnapshot, type TableStep } from "./machine-table.ts";
 export { observeTransitions, type TransitionObserver } from "./transition-observer.ts";
-export {
-  VERQ_MACHINES,
-  guardName,
-  machineGraph,
-  type MachineGraph,
-  type MachineGraphEdge,
-} from "./machine-graph.ts";
+export { VERQ_MACHINES, guardName, machineGraph, type MachineGraph, type MachineGraphEdge } from "./machine-graph.ts";
 export { machineJson } from "./machine-json.ts";
 export { isDrawnTransition, machineMermaid, transitionLabel } from "./machine-mermaid.ts";
 export { rootTransitions, type RootTransition } from "./machine-root.ts";

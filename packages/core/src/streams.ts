@@ -62,7 +62,5 @@ export type VerqMachineName = DecidingEntry["machine"];
  * what `verq viz` exports and the docs and the dashboard draw.
  */
 export const VERQ_MACHINE_NAMES: readonly VerqMachineName[] = [
-  ...new Set(
-    STREAM_TYPES.map((type) => STREAM_MACHINES[type]).flatMap((entry) => ("machine" in entry ? [entry.machine] : [])),
-  ),
+  ...new Set(STREAM_TYPES.map((type) => STREAM_MACHINES[type]).flatMap((entry) => ("machine" in entry ? [entry.machine] : []))),
 ];

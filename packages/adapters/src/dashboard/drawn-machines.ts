@@ -20,6 +20,4 @@ const DRAWN = {
 export type DrawnMachine = { [K in VerqMachineName]: (typeof DRAWN)[K] extends true ? K : never }[VerqMachineName];
 
 /** The machines the overview draws, in core's `VERQ_MACHINE_NAMES` order. */
-export const DRAWN_MACHINES: readonly DrawnMachine[] = VERQ_MACHINE_NAMES.filter(
-  (name): name is DrawnMachine => DRAWN[name],
-);
+export const DRAWN_MACHINES: readonly DrawnMachine[] = VERQ_MACHINE_NAMES.filter((name): name is DrawnMachine => DRAWN[name]);
