@@ -1,5 +1,6 @@
 import {
   DEAD_REASONS,
+  FINISH_OUTCOMES,
   MAX_ATTEMPTS_LIMIT,
   VerqError,
   checkIdentifier,
@@ -95,7 +96,7 @@ export const finish = (context: CliContext, id: string, o: FinishOptions): Promi
   runCommand(context, o, () => {
     checkIdentifier(id, "the job id");
     const token = checkToken(parseWholeNumber(o.token, "--token", { min: 1 }));
-    const outcome = parseChoice<FinishOutcome>(o.outcome, "--outcome", ["ok", "retry", "permanent"]);
+    const outcome = parseChoice<FinishOutcome>(o.outcome, "--outcome", FINISH_OUTCOMES);
     return withQueue(o.db, async (queue) => {
       const accepted = await queue.finish(id, token, outcome);
       emit(context.io, o.json === true, { id, token, outcome, accepted }, () =>

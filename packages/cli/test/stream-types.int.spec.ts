@@ -1,14 +1,28 @@
+import { registerVerqMetrics } from "@verq/adapters/metrics";
 import * as core from "@verq/core";
-import { ManualClock, STREAM_TYPES, classifyCoreCall } from "@verq/core";
+import {
+  DEAD_REASONS,
+  FINISH_OUTCOMES,
+  GUID_STATES,
+  JOB_STATES,
+  ManualClock,
+  STREAM_MACHINES,
+  STREAM_TYPES,
+  VERQ_MACHINES,
+  VERQ_MACHINE_NAMES,
+  classifyCoreCall,
+} from "@verq/core";
 import { FileLedger, GuidLedger, JobQueue, openStore, type VerqStore } from "@verq/store";
-import { ENGINES, createTestDatabase, engineAvailable, rawSql, type TestDatabase } from "@verq/testing";
+import { Registry } from "prom-client";
+import { ENGINES, createTestDatabase, engineAvailable, rawSql, tempDir, type TestDatabase } from "@verq/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runInProcess as verq } from "./support/cli-sandbox.ts";
 
 /*
  * One list of stream types, core's STREAM_TYPES, and every place that takes a stream type knows
  * each one: a stream type the store writes that is missing from the list, or one that `verq
- * events --type` refuses or `verq check` cannot read, fails here.
+ * events --type` refuses, `verq viz` does not export a machine for, or `verq check` cannot read,
+ * fails here; so does a metric or a CLI choice whose values differ from core's lists.
  */
 
 describe("core's STREAM_TYPES", () => {
@@ -19,6 +33,61 @@ describe("core's STREAM_TYPES", () => {
     expect(constants.length).toBeGreaterThan(0);
     expect([...STREAM_TYPES].sort()).toEqual([...new Set(constants)].sort());
     expect(new Set(STREAM_TYPES).size).toBe(STREAM_TYPES.length);
+  });
+
+  it("each names the machine that decides it, or the machine whose commands its audit records, and every machine decides a stream", () => {
+    const named = STREAM_TYPES.map((type) => {
+      const entry: { machine: string } | { auditOf: string } = STREAM_MACHINES[type];
+      return "machine" in entry ? entry.machine : entry.auditOf;
+    });
+    for (const [i, machine] of named.entries()) expect(Object.keys(VERQ_MACHINES), STREAM_TYPES[i]).toContain(machine);
+    expect([...VERQ_MACHINE_NAMES].sort()).toEqual(Object.keys(VERQ_MACHINES).sort());
+    expect(new Set(named)).toEqual(new Set(VERQ_MACHINE_NAMES));
+  });
+});
+
+describe("verq viz", () => {
+  it("--json lists the files of every machine that decides a stream type", async () => {
+    const out = tempDir("verq-streams-viz-");
+    try {
+      const run = await verq(["viz", "--out", out.path, "--json"]);
+      expect(run.code, run.err).toBe(0);
+      const files = (JSON.parse(run.out) as { files: { machine: string }[] }).files;
+      for (const type of STREAM_TYPES) {
+        const entry: { machine: string } | { auditOf: string } = STREAM_MACHINES[type];
+        expect(new Set(files.map((f) => f.machine)), type).toContain("machine" in entry ? entry.machine : entry.auditOf);
+      }
+    } finally {
+      out.remove();
+    }
+  });
+});
+
+/** `a, b, c or d`: how a help text lists choices. */
+const spoken = (choices: readonly string[]) => `${choices.slice(0, -1).join(", ")} or ${choices.at(-1)}`;
+
+describe("the CLI's choices are core's lists", () => {
+  it("jobs dead --reason and jobs redrive --all --reason take DEAD_REASONS, and their help lists them", async () => {
+    for (const args of [
+      ["jobs", "dead", "--db", "unused.sqlite", "--reason", "old"],
+      ["jobs", "redrive", "--all", "--db", "unused.sqlite", "--note", "OPS-1", "--rate", "5/s", "--reason", "old"],
+    ]) {
+      const run = await verq(args);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.err).toContain(`--reason must be ${DEAD_REASONS.join(", ")}; got "old"`);
+    }
+    for (const command of ["dead", "redrive"]) {
+      const help = await verq(["jobs", command, "--help"]);
+      expect(help.out.replace(/\s+/g, " "), command).toContain(spoken(DEAD_REASONS));
+    }
+  });
+
+  it("jobs finish --outcome takes FINISH_OUTCOMES, and its help lists them", async () => {
+    const run = await verq(["jobs", "finish", "j-1", "--db", "unused.sqlite", "--token", "1", "--outcome", "done"]);
+    expect(run.code).toBe(2);
+    expect(run.err).toContain(`--outcome must be ${FINISH_OUTCOMES.join(", ")}; got "done"`);
+    const help = await verq(["jobs", "finish", "--help"]);
+    expect(help.out.replace(/\s+/g, " ")).toContain(spoken(FINISH_OUTCOMES));
   });
 });
 
@@ -99,6 +168,21 @@ for (const engine of ENGINES) {
       expect(report.ok).toBe(true);
       expect(Object.keys(report.checked.byStreamType).sort()).toEqual([...STREAM_TYPES].sort());
       for (const type of STREAM_TYPES) expect(report.checked.byStreamType[type]?.events, type).toBe(written.get(type));
+    });
+
+    it("the metrics label every job state, dead reason and GUID state of core's lists, and no other", async () => {
+      await everyStream(database.db, store);
+      const registry = new Registry();
+      registerVerqMetrics(registry, { store });
+      const metrics = await registry.getMetricsAsJSON();
+      const labels = (name: string, label: string) =>
+        metrics
+          .find((m) => m.name === name)
+          ?.values.map((v) => String((v.labels as Record<string, unknown>)[label]))
+          .sort();
+      expect(labels("verq_jobs", "state")).toEqual([...JOB_STATES].sort());
+      expect(labels("verq_jobs_dead", "reason")).toEqual([...DEAD_REASONS].sort());
+      expect(labels("verq_ledger_entries", "state")).toEqual([...GUID_STATES].sort());
     });
   });
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { VERQ_MACHINES, machineGraph, machineMermaid, type VerqMachineName } from "@verq/core";
+import { STREAM_MACHINES, STREAM_TYPES, VERQ_MACHINES, VERQ_MACHINE_NAMES, machineGraph, machineMermaid } from "@verq/core";
 import { runVerq, tempDir } from "@verq/testing";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { configFromJson, loadCreateMachine, type AnyMachine, type StateNodeJson } from "./support/machine-from-json.ts";
@@ -12,7 +12,7 @@ import { configFromJson, loadCreateMachine, type AnyMachine, type StateNodeJson 
  * bad options that write nothing.
  */
 
-const NAMES = Object.keys(VERQ_MACHINES) as VerqMachineName[];
+const NAMES = VERQ_MACHINE_NAMES;
 const DOCS = fileURLToPath(new URL("../../../docs/machines.md", import.meta.url));
 const CORE_MODULES = fileURLToPath(new URL("../../core/node_modules", import.meta.url));
 
@@ -44,7 +44,16 @@ describe("verq viz --out DIR", () => {
     return dir.remove;
   });
 
-  it("creates the folder and writes <name>.json, .mmd and .machine.ts for job, guid and message, as --json lists them", () => {
+  it("exports the machine of every stream type that has one (core's STREAM_MACHINES), and the machine each audit stream's events come from", () => {
+    const exported = new Set(printed.files.map((f) => f.machine));
+    for (const type of STREAM_TYPES) {
+      const entry = STREAM_MACHINES[type];
+      expect(exported.has("machine" in entry ? entry.machine : entry.auditOf), type).toBe(true);
+    }
+    expect([...exported].sort()).toEqual(Object.keys(VERQ_MACHINES).sort());
+  });
+
+  it("creates the folder and writes <name>.json, .mmd and .machine.ts for every machine, as --json lists them", () => {
     const expected = NAMES.flatMap((m) => [`${m}.json`, `${m}.mmd`, `${m}.machine.ts`]);
     expect(
       readdirSync(out)
@@ -135,7 +144,7 @@ describe("verq viz refuses bad options and writes nothing", () => {
     writeFileSync(bad, "# x\n<!-- verq:viz jobs -->\n<!-- /verq:viz jobs -->\n");
     const run = await runVerq(["viz", "--docs", bad, "--out", join(dir, "viz")]);
     expect(run.status).toBe(2);
-    expect(run.stderr).toContain('line 2 names "jobs", not a machine (job, guid, message)');
+    expect(run.stderr).toContain(`line 2 names "jobs", not a machine (${VERQ_MACHINE_NAMES.join(", ")})`);
     expect(readFileSync(bad, "utf8")).toBe("# x\n<!-- verq:viz jobs -->\n<!-- /verq:viz jobs -->\n");
     expect(existsSync(join(dir, "viz"))).toBe(false);
   });

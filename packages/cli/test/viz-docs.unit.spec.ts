@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { VERQ_MACHINES, isVerqError, machineGraph } from "@verq/core";
+import { VERQ_MACHINES, VERQ_MACHINE_NAMES, isVerqError, machineGraph } from "@verq/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { refusalTable } from "../src/viz/refusal-table.ts";
 import { refreshVizBlocks, vizBlockContent } from "../src/viz/viz-docs.ts";
@@ -18,11 +18,8 @@ describe("refreshVizBlocks", () => {
     const config = VERQ_MACHINES.job.config as { states: Record<string, object> };
     const changed = createMachine({ ...config, states: { ...config.states, done: { on: { "job.redrive": "pending" } } } });
     const refreshed = refreshVizBlocks(DOCS, (name) => vizBlockContent(name === "job" ? changed : VERQ_MACHINES[name]));
-    expect(refreshed.blocks).toEqual([
-      { machine: "job", stale: true },
-      { machine: "guid", stale: false },
-      { machine: "message", stale: false },
-    ]);
+    // docs/machines.md has one block for each machine that decides a stream, in core's order.
+    expect(refreshed.blocks).toEqual(VERQ_MACHINE_NAMES.map((machine) => ({ machine, stale: machine === "job" })));
     expect(refreshed.text).toContain("  done --> pending: job.redrive\n");
     expect(refreshed.text).not.toBe(DOCS);
   });

@@ -6,10 +6,10 @@
  * - `UNKNOWN`: sent, no usable answer (a repeat gets `E901`; the core is not called);
  * - `FAILED`: certainly not sent (a repeat may be sent again, within the attempt cap).
  */
-export type GuidState = "RECEIVED" | "SENT" | "DONE" | "UNKNOWN" | "FAILED";
+export type GuidState = (typeof GUID_STATES)[number];
 
 /** Every state, in lifecycle order. */
-export const GUID_STATES: readonly GuidState[] = ["RECEIVED", "SENT", "DONE", "UNKNOWN", "FAILED"];
+export const GUID_STATES = ["RECEIVED", "SENT", "DONE", "UNKNOWN", "FAILED"] as const;
 
 /**
  * One row of the idempotency ledger (SPEC G2): the fold of the GUID's event stream. There is

@@ -22,14 +22,7 @@ export {
 } from "./decider.ts";
 export { compileMachineTable, type TableSnapshot, type TableStep } from "./machine-table.ts";
 export { observeTransitions, type TransitionObserver } from "./transition-observer.ts";
-export {
-  VERQ_MACHINES,
-  guardName,
-  machineGraph,
-  type MachineGraph,
-  type MachineGraphEdge,
-  type VerqMachineName,
-} from "./machine-graph.ts";
+export { VERQ_MACHINES, guardName, machineGraph, type MachineGraph, type MachineGraphEdge } from "./machine-graph.ts";
 export { machineJson } from "./machine-json.ts";
 export { isDrawnTransition, machineMermaid, transitionLabel } from "./machine-mermaid.ts";
 export { rootTransitions, type RootTransition } from "./machine-root.ts";
@@ -78,6 +71,8 @@ export { sendVerdict, type SendSettlement, type SendVerdict } from "./job.send.t
 export { sweepSkippedReasons } from "./job.sweep.ts";
 export {
   DEAD_REASONS,
+  FINISH_OUTCOMES,
+  JOB_STATES,
   newJob,
   type ArchivedJob,
   type DeadReason,
@@ -264,4 +259,11 @@ export { queueMachine, type QueueMachine, type QueueMachineContext, type QueueRe
 export { DEFAULT_QUEUE, newQueue, type QueueLimitState, type QueueLoad, type QueueSettings } from "./queue.types.ts";
 
 // Every stream type of the event log, one list.
-export { STREAM_TYPES, type StreamType } from "./streams.ts";
+export {
+  STREAM_MACHINES,
+  STREAM_TYPES,
+  VERQ_MACHINE_NAMES,
+  type StreamDecider,
+  type StreamType,
+  type VerqMachineName,
+} from "./streams.ts";

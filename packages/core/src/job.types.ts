@@ -1,20 +1,26 @@
 import type { JsonValue } from "./json.ts";
 import { DEFAULT_QUEUE } from "./queue.types.ts";
 
-/** The four states of a job (SPEC J1). */
-export type JobState = "pending" | "leased" | "done" | "dead";
+/** The four states of a job (SPEC J1), in lifecycle order: what stats, metrics and CLI choices list. */
+export const JOB_STATES = ["pending", "leased", "done", "dead"] as const;
+
+/** One of {@link JOB_STATES}. */
+export type JobState = (typeof JOB_STATES)[number];
 
 /**
  * Why a job is dead: a permanent failure, the attempt budget spent, the deadline reached, or an
  * operator's cancel.
  */
-export type DeadReason = "permanent" | "exhausted" | "deadline" | "cancelled";
+export type DeadReason = (typeof DEAD_REASONS)[number];
 
 /** Every {@link DeadReason}, in a stable order (reports, metrics, CLI choices). */
-export const DEAD_REASONS: readonly DeadReason[] = ["permanent", "exhausted", "deadline", "cancelled"];
+export const DEAD_REASONS = ["permanent", "exhausted", "deadline", "cancelled"] as const;
+
+/** Every {@link FinishOutcome}: what `verq jobs finish --outcome` takes. */
+export const FINISH_OUTCOMES = ["ok", "retry", "permanent"] as const;
 
 /** What a worker reports for an attempt (SPEC J4). */
-export type FinishOutcome = "ok" | "retry" | "permanent";
+export type FinishOutcome = (typeof FINISH_OUTCOMES)[number];
 
 /**
  * A job as the projection holds it: the fold of its events. `token` is the fencing token: it

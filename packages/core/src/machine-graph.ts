@@ -1,7 +1,11 @@
 import { and, not, or, type AnyStateMachine } from "xstate";
 import { guidMachine } from "./guid.machine.ts";
 import { jobMachine } from "./job.machine.ts";
+import { lockMachine } from "./lock.machine.ts";
 import { messageMachine } from "./message.machine.ts";
+import { queueMachine } from "./queue.machine.ts";
+import { scheduleMachine } from "./schedule.machine.ts";
+import type { VerqMachineName } from "./streams.ts";
 
 /** One transition of a flat machine, read from its definition. */
 export interface MachineGraphEdge {
@@ -31,14 +35,19 @@ export interface MachineGraph {
   readonly transitions: readonly MachineGraphEdge[];
 }
 
-/** The machines verq's streams are decided by, under the names the CLI and the dashboard use. */
-export const VERQ_MACHINES: Readonly<Record<"job" | "guid" | "message", AnyStateMachine>> = {
+/**
+ * The machines verq's streams are decided by, under the names `STREAM_MACHINES` gives them (the
+ * names the CLI and the dashboard use): keyed by exactly those names, so a machine named there
+ * and missing here, or the reverse, fails to compile.
+ */
+export const VERQ_MACHINES: Readonly<Record<VerqMachineName, AnyStateMachine>> = {
   job: jobMachine,
   guid: guidMachine,
   message: messageMachine,
+  schedule: scheduleMachine,
+  queue: queueMachine,
+  lock: lockMachine,
 };
-
-export type VerqMachineName = keyof typeof VERQ_MACHINES;
 
 interface TransitionView {
   readonly guard?: unknown;

@@ -2,10 +2,10 @@
  * Where a file-queue message is (SPEC F1–F3, F8): waiting in `inbox/`, claimed in
  * `processing/`, finished in `done/`, or quarantined in `error/` with a reason.
  */
-export type MessageState = "inbox" | "processing" | "done" | "error";
+export type MessageState = (typeof MESSAGE_STATES)[number];
 
 /** Every message state, in lifecycle order. */
-export const MESSAGE_STATES: readonly MessageState[] = ["inbox", "processing", "done", "error"];
+export const MESSAGE_STATES = ["inbox", "processing", "done", "error"] as const;
 
 /**
  * Why a message went to `error/` (SPEC F2, F5). Format errors need a fix at the source:

@@ -9,8 +9,8 @@ import { SCHEDULE_STREAM } from "./schedule.events.ts";
  * Every stream type of verq's event log, the `stream_type` of each event the store writes: jobs
  * and their retention audit, GUIDs and the ledger's audit, file-queue messages, schedules,
  * queue limits and operator locks. The one list every other list is derived from (`verq events
- * --type`, the checks, the tests that prove each stream is known everywhere): a stream type
- * added to the store and not here fails those tests.
+ * --type`, `verq viz`, the checks, the tests that prove each stream is known everywhere): a
+ * stream type added to the store and not here fails those tests.
  */
 export const STREAM_TYPES = [
   JOB_STREAM,
@@ -25,3 +25,42 @@ export const STREAM_TYPES = [
 
 /** One of {@link STREAM_TYPES}. */
 export type StreamType = (typeof STREAM_TYPES)[number];
+
+/**
+ * What decides the events of one stream type: a machine of its own (`machine`, its name in
+ * `VERQ_MACHINES`), or none because the stream is an audit trail that another machine's
+ * accepted command appends to in the same transaction (`auditOf`, that machine's name).
+ */
+export type StreamDecider = { readonly machine: string } | { readonly auditOf: string };
+
+/**
+ * For each stream type, the machine that decides it: `job`, `guid`, `message`, `schedule`,
+ * `queue` and `lock` (the `operator` streams) decide their own; `job-retention` is the audit of
+ * the job machine's prunes and `ledger-audit` that of the GUID machine's purges. Keyed by every
+ * {@link StreamType} and nothing else, so a stream type added without an entry fails to
+ * compile; the machine names here are exactly those of `VERQ_MACHINES`, which `verq viz` and
+ * the dashboard draw.
+ */
+export const STREAM_MACHINES = {
+  [JOB_STREAM]: { machine: "job" },
+  [JOB_RETENTION_STREAM]: { auditOf: "job" },
+  [GUID_STREAM]: { machine: "guid" },
+  [LEDGER_AUDIT_STREAM]: { auditOf: "guid" },
+  [MESSAGE_STREAM]: { machine: "message" },
+  [SCHEDULE_STREAM]: { machine: "schedule" },
+  [QUEUE_STREAM]: { machine: "queue" },
+  [LOCK_STREAM]: { machine: "lock" },
+} as const satisfies Readonly<Record<StreamType, StreamDecider>>;
+
+type DecidingEntry = Extract<(typeof STREAM_MACHINES)[StreamType], { readonly machine: string }>;
+
+/** The name of a machine that decides a stream type of its own: a `machine` of {@link STREAM_MACHINES}. */
+export type VerqMachineName = DecidingEntry["machine"];
+
+/**
+ * The names of the machines that decide a stream, once each, in {@link STREAM_TYPES} order:
+ * what `verq viz` exports and the docs and the dashboard draw.
+ */
+export const VERQ_MACHINE_NAMES: readonly VerqMachineName[] = [
+  ...new Set(STREAM_TYPES.map((type) => STREAM_MACHINES[type]).flatMap((entry) => ("machine" in entry ? [entry.machine] : []))),
+];

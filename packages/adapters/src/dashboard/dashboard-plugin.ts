@@ -3,6 +3,7 @@ import { FileLedger, GuidLedger, JobQueue, type VerqStore } from "@verq/store";
 import type { FastifyPluginCallback, FastifyReply } from "fastify";
 import { edgeErrorMessage, edgeErrorOf } from "../http/edge-errors.ts";
 import { DASHBOARD_CSS } from "./dashboard-css.ts";
+import { DRAWN_MACHINES } from "./drawn-machines.ts";
 import { readOverview } from "./dashboard-data.ts";
 import { layoutMachine } from "./machine-diagram.ts";
 import { overviewPage, type MachineLayouts } from "./overview-page.ts";
@@ -37,7 +38,7 @@ const INPUT_CODES = new Set(["VERQ_INVALID_ID", "VERQ_INVALID_GUID"]);
 
 /**
  * The read-only dashboard as a Fastify plugin, for a service's own app or for `verq dashboard`:
- * `GET /` (the three machines drawn from their definitions with their counts, the dead letters,
+ * `GET /` (the job, GUID and message machines drawn from their definitions with their counts, the dead letters,
  * the last redrive, the UNKNOWN and FAILED ledger entries, the file queue), `GET /jobs/:id` and
  * `GET /ledger/:guid` (one stream's timeline; its payload only with `?payload=1`). Server-rendered
  * HTML, every value escaped; an unknown id is a 404 page, a malformed one a 400 page. It registers
@@ -49,11 +50,9 @@ export const dashboardPlugin: FastifyPluginCallback<DashboardPluginOptions> = (a
   const limit = options.limit ?? 100;
   const readers = { jobs: new JobQueue(store), guids: new GuidLedger(store), files: new FileLedger(store) };
   // The machines do not change while the process runs: each is laid out once.
-  const layouts: MachineLayouts = {
-    job: layoutMachine("job", machineGraph(VERQ_MACHINES.job)),
-    guid: layoutMachine("guid", machineGraph(VERQ_MACHINES.guid)),
-    message: layoutMachine("message", machineGraph(VERQ_MACHINES.message)),
-  };
+  const layouts = Object.fromEntries(
+    DRAWN_MACHINES.map((name) => [name, layoutMachine(name, machineGraph(VERQ_MACHINES[name]))]),
+  ) as MachineLayouts;
 
   // Links carry the prefix the plugin is mounted at, so the pages work under `/ops` as at the root.
   const paths = new DashboardPaths(app.prefix);

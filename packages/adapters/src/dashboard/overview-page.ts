@@ -1,15 +1,12 @@
 import type { MachineGraphEdge } from "@verq/core";
 import type { Overview } from "./dashboard-data.ts";
 import { html, type Html } from "./html.ts";
+import type { DrawnMachine } from "./drawn-machines.ts";
 import { drawMachine, transitionLabel, type MachineLayout } from "./machine-diagram.ts";
 import { page, time, type DashboardPaths } from "./page-shell.ts";
 
-/** The three machines, laid out once, under the names of `VERQ_MACHINES`. */
-export interface MachineLayouts {
-  readonly job: MachineLayout;
-  readonly guid: MachineLayout;
-  readonly message: MachineLayout;
-}
+/** The machines the overview draws (`DRAWN_MACHINES`), laid out once, under the names of `VERQ_MACHINES`. */
+export type MachineLayouts = Readonly<Record<DrawnMachine, MachineLayout>>;
 
 const percent = (ratio: number): string => `${Math.round(ratio * 1000) / 10}%`;
 
@@ -210,7 +207,7 @@ function filesSection(o: Overview): Html {
   </section>`;
 }
 
-/** The overview (`/`): the three machines with their counts, the dead letters, the open ledger entries and the file queue. */
+/** The overview (`/`): the machines it draws (job, GUID, message) with their counts, the dead letters, the open ledger entries and the file queue. */
 export function overviewPage(paths: DashboardPaths, layouts: MachineLayouts, o: Overview): string {
   return page(
     paths,

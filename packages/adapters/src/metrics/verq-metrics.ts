@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from "@verq/core";
+import { systemClock, type Clock, type GuidState, type MessageState } from "@verq/core";
 import type { VerqStore } from "@verq/store";
 import { Counter, Gauge, type Registry } from "prom-client";
 import { openQueue } from "../files/queue-dirs.ts";
@@ -28,10 +28,10 @@ export const VERQ_METRIC_NAMES = [
 ] as const;
 
 /** The queue folders whose files wait for someone: to be claimed, to be settled, to be fixed and replayed. */
-const QUEUE_DIRS = ["inbox", "processing", "error"] as const;
+const QUEUE_DIRS = ["inbox", "processing", "error"] as const satisfies readonly MessageState[];
 
 /** The GUID states whose oldest entry waits for an operator: an inquiry (UNKNOWN) or a reprocess (FAILED). */
-const WAITING_STATES = ["UNKNOWN", "FAILED"] as const;
+const WAITING_STATES = ["UNKNOWN", "FAILED"] as const satisfies readonly GuidState[];
 
 /** Seconds from `since` to `now`; 0 for nothing waiting, never negative. */
 const ageSeconds = (now: number, since: number | undefined): number =>

@@ -1,8 +1,9 @@
 import { fileURLToPath } from "node:url";
-import { machineGraph, VERQ_MACHINES, type VerqMachineName } from "@verq/core";
+import { machineGraph, VERQ_MACHINES } from "@verq/core";
 import { createTestDatabase, type TestDatabase } from "@verq/testing";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DRAWN_MACHINES } from "../../src/dashboard/drawn-machines.ts";
 import { findChromium } from "./support/find-chromium.ts";
 import { SCRIPT_ID, SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
 import { startDashboard, type RunningDashboard } from "./support/start-dashboard.ts";
@@ -74,7 +75,7 @@ describe("the dashboard in headless Chromium", () => {
     );
 
     // Every state of every machine, read from its definition, is a drawn node with its count.
-    for (const name of Object.keys(VERQ_MACHINES) as VerqMachineName[]) {
+    for (const name of DRAWN_MACHINES) {
       const graph = machineGraph(VERQ_MACHINES[name]);
       const figure = page.locator(`figure[data-machine="${name}"]`);
       await expect.poll(() => figure.locator("svg g.state").count()).toBe(graph.states.length);

@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { dashboardPlugin } from "../../src/dashboard/dashboard-plugin.ts";
 import { createDashboardServer } from "../../src/dashboard/dashboard-server.ts";
+import { DRAWN_MACHINES } from "../../src/dashboard/drawn-machines.ts";
 import { initQueue } from "../../src/files/queue-dirs.ts";
 import { SCRIPT_ID, SECRET, SECRET_REQUEST, SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
 
@@ -71,7 +72,9 @@ for (const engine of ENGINES) {
       expect(page.status).toBe(200);
       expect(page.type).toBe("text/html; charset=utf-8");
       expect(page.csp).toContain("default-src 'none'");
-      for (const name of Object.keys(VERQ_MACHINES) as VerqMachineName[]) {
+      const figures = [...page.body.matchAll(/<figure class="machine" data-machine="([^"]*)"/g)].map((m) => m[1]);
+      expect(figures).toEqual(DRAWN_MACHINES);
+      for (const name of DRAWN_MACHINES) {
         expect(Object.keys(drawnCounts(page.body, name))).toEqual(machineGraph(VERQ_MACHINES[name]).states);
       }
       expect(drawnCounts(page.body, "job")).toEqual({ new: "", pending: "1", leased: "0", done: "1", dead: "3" });

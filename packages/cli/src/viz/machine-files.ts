@@ -2,6 +2,7 @@ import { accessSync, constants, mkdirSync, renameSync, statSync, writeFileSync }
 import { join, resolve } from "node:path";
 import {
   VERQ_MACHINES,
+  VERQ_MACHINE_NAMES,
   VerqError,
   machineGraph,
   machineJson,
@@ -48,14 +49,15 @@ export function prepareOutDir(dir: string): string {
 }
 
 /**
- * Writes, for each of verq's machines, `<name>.json` (its {@link machineJson}), `<name>.mmd`
+ * Writes, for each machine that decides a stream type (`VERQ_MACHINE_NAMES`, derived from
+ * core's `STREAM_MACHINES`), `<name>.json` (its {@link machineJson}), `<name>.mmd`
  * (its {@link machineMermaid} diagram) and `<name>.machine.ts` (its {@link machineSource}) into
  * the folder `dir`, which must exist ({@link prepareOutDir}). Each file is written beside its
  * place and renamed into it, so a reader never sees half a file.
  */
 export function writeMachineFiles(dir: string): MachineFile[] {
   const files: MachineFile[] = [];
-  for (const machine of Object.keys(VERQ_MACHINES) as VerqMachineName[]) {
+  for (const machine of VERQ_MACHINE_NAMES) {
     const definition = VERQ_MACHINES[machine];
     const graph = machineGraph(definition);
     const texts: Record<MachineFileKind, string> = {

@@ -1,4 +1,4 @@
-import { VERQ_MACHINES, VerqError, machineGraph, machineMermaid, type VerqMachineName } from "@verq/core";
+import { VERQ_MACHINES, VERQ_MACHINE_NAMES, VerqError, machineGraph, machineMermaid, type VerqMachineName } from "@verq/core";
 import { refusalTable } from "./refusal-table.ts";
 
 /** Any XState machine, as @verq/core's machines are typed (adapters do not depend on xstate itself). */
@@ -68,7 +68,7 @@ export function refreshVizBlocks(
 function machineName(name: string, index: number): VerqMachineName {
   if (!Object.hasOwn(VERQ_MACHINES, name)) {
     throw invalid(
-      `line ${index + 1} names ${JSON.stringify(name.slice(0, 40))}, not a machine (${Object.keys(VERQ_MACHINES).join(", ")})`,
+      `line ${index + 1} names ${JSON.stringify(name.slice(0, 40))}, not a machine (${VERQ_MACHINE_NAMES.join(", ")})`,
     );
   }
   return name as VerqMachineName;

@@ -1,3 +1,15 @@
+import {
+  GUID_STREAM,
+  JOB_RETENTION_STREAM,
+  JOB_STREAM,
+  LEDGER_AUDIT_STREAM,
+  LOCK_STREAM,
+  MESSAGE_STREAM,
+  QUEUE_STREAM,
+  SCHEDULE_STREAM,
+  STREAM_TYPES,
+  type StreamType,
+} from "@verq/core";
 import type { StoredEvent } from "../sql/events/storedEvent.ts";
 import { selectEventPage } from "../sql/check/selectEventPage.ts";
 import type { VerqStore } from "../store.ts";
@@ -7,6 +19,7 @@ import { guidCheck } from "./guid-check.ts";
 import { jobCheck } from "./job-check.ts";
 import { jobRetentionCheck } from "./job-retention-check.ts";
 import { ledgerAuditCheck } from "./ledger-audit-check.ts";
+import { lockCheck } from "./lock-check.ts";
 import { messageCheck } from "./message-check.ts";
 import { scheduleCheck } from "./schedule-check.ts";
 import { queueCheck } from "./queue-check.ts";
@@ -34,15 +47,22 @@ export interface CheckReport {
 
 // Every check runs as one type, so the loop below treats them alike.
 type AnyCheck = StreamTypeCheck<unknown>;
-const CHECKS = [
-  jobCheck,
-  guidCheck,
-  messageCheck,
-  ledgerAuditCheck,
-  jobRetentionCheck,
-  scheduleCheck,
-  queueCheck,
-] as unknown as readonly AnyCheck[];
+
+/**
+ * The check of each of core's stream types, keyed by every `StreamType`: a stream type added to
+ * core without a check here fails to compile.
+ */
+export const STREAM_CHECKS = {
+  [JOB_STREAM]: jobCheck,
+  [JOB_RETENTION_STREAM]: jobRetentionCheck,
+  [GUID_STREAM]: guidCheck,
+  [LEDGER_AUDIT_STREAM]: ledgerAuditCheck,
+  [MESSAGE_STREAM]: messageCheck,
+  [SCHEDULE_STREAM]: scheduleCheck,
+  [QUEUE_STREAM]: queueCheck,
+  [LOCK_STREAM]: lockCheck,
+} as const satisfies Readonly<Record<StreamType, { readonly streamType: string }>>;
+const CHECKS = STREAM_TYPES.map((type) => STREAM_CHECKS[type]) as unknown as readonly AnyCheck[];
 
 interface OpenStream {
   readonly type: string;

@@ -1,4 +1,4 @@
-import type { MessageState } from "@verq/core";
+import { MESSAGE_STATES, type MessageState } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../../schema.ts";
 import { messageDb } from "./messageTables.ts";
@@ -29,7 +29,7 @@ export async function selectMessageStats(db: Kysely<VerqDatabase>): Promise<Mess
     .select(["state", (eb) => eb.fn.countAll<number>().as("n")])
     .groupBy("state")
     .execute();
-  const byState: Record<MessageState, number> = { inbox: 0, processing: 0, done: 0, error: 0 };
+  const byState = Object.fromEntries(MESSAGE_STATES.map((s) => [s, 0])) as Record<MessageState, number>;
   for (const row of states) byState[row.state as MessageState] = Number(row.n);
   return { processed: Number(processed.n), duplicates: Number(duplicates.n), byState };
 }

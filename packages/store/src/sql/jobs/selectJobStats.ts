@@ -1,4 +1,4 @@
-import { DEAD_REASONS, type DeadReason, type JobState } from "@verq/core";
+import { DEAD_REASONS, JOB_STATES, type DeadReason, type JobState } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../../schema.ts";
 import { readCounter } from "../counters.ts";
@@ -48,7 +48,7 @@ export interface QueueStats {
   readonly maxLeased: number | null;
 }
 
-const STATES: readonly JobState[] = ["pending", "leased", "done", "dead"];
+const STATES: readonly JobState[] = JOB_STATES;
 const REASONS: readonly DeadReason[] = DEAD_REASONS;
 
 /** Reads the figures of {@link JobStats} in a few aggregate queries; `queue` keeps `queues` to that one. */
