@@ -52,7 +52,7 @@ export {
   type JobPruned,
   type JobsPruned,
 } from "./job.events.ts";
-export { jobRefusalError, unknownJobError } from "./job.errors.ts";
+export { alreadyEnqueuedJob, jobRefusalError, unknownJobError } from "./job.errors.ts";
 export { evolveJob, foldJob } from "./job.evolve.ts";
 export {
   MAX_ATTEMPTS_LIMIT,

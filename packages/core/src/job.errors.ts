@@ -1,7 +1,7 @@
 import { VerqError } from "./errors.ts";
 import type { JobCommand } from "./job.commands.ts";
 import type { JobRefusal } from "./job.machine.ts";
-import type { JobStreamState } from "./job.types.ts";
+import type { Job, JobStreamState } from "./job.types.ts";
 
 /** `VERQ_UNKNOWN_JOB` for `id`: no job was ever enqueued with it (its first 80 characters are named). */
 export function unknownJobError(id: string): VerqError {
@@ -49,4 +49,13 @@ const REFUSAL_ERRORS: Partial<Record<JobRefusal, (job: JobStreamState, command: 
 export function jobRefusalError(refusal: JobRefusal, job: JobStreamState, command?: JobCommand): VerqError | undefined {
   const error = REFUSAL_ERRORS[refusal];
   return error === undefined ? undefined : error(job, command);
+}
+
+/**
+ * The job an enqueue refused as `already-enqueued` answers with (`created: false`, a no-op): the
+ * existing job it was decided against. `undefined` for any other refusal, which is an error
+ * (see {@link jobRefusalError}) or not an enqueue's answer.
+ */
+export function alreadyEnqueuedJob(refusal: JobRefusal, job: JobStreamState): Job | undefined {
+  return refusal === "already-enqueued" && job.state !== "new" ? job : undefined;
 }

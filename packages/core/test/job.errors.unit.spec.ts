@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  alreadyEnqueuedJob,
   isVerqError,
   jobCommands,
   jobRefusalError,
@@ -114,5 +115,18 @@ describe("the job machine's refusals as errors", () => {
     const error = unknownJobError(`${"a".repeat(80)}tail`);
     expect(error.code).toBe("VERQ_UNKNOWN_JOB");
     expect(error.message).toBe(`no job with id "${"a".repeat(80)}"; check the id`);
+  });
+});
+
+describe("an enqueue of an existing job with the same payload", () => {
+  it("is answered with the existing job, for already-enqueued only", () => {
+    const job = pendingJob();
+    expect(alreadyEnqueuedJob("already-enqueued", job)).toBe(job);
+    expect(alreadyEnqueuedJob("payload-conflict", job)).toBeUndefined();
+    expect(alreadyEnqueuedJob("archived-id", job)).toBeUndefined();
+  });
+
+  it("has no existing job to answer with when the stream has none", () => {
+    expect(alreadyEnqueuedJob("already-enqueued", newJob("job-1"))).toBeUndefined();
   });
 });

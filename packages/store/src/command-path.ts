@@ -272,11 +272,11 @@ export async function handleWithRetry<
 }
 
 /** What {@link decideCandidates} made of a list of candidates. */
-export interface CandidateDecisions<S extends StreamState, E extends StreamEvent, R> {
+export interface CandidateDecisions<S extends StreamState, E extends StreamEvent, R, K extends S = S> {
   /** The accepted candidates' changes, in candidate order: what to commit. */
   readonly changes: StreamChange<S, E>[];
   /** The candidates refused (and not ending the scan), each with its refusal, in candidate order. */
-  readonly refused: { readonly state: S; readonly refusal: R }[];
+  readonly refused: { readonly state: K; readonly refusal: R }[];
   /** True when a refusal ended the scan (see `endsScan`); the candidates after it were not decided. */
   readonly ended: boolean;
 }
@@ -287,7 +287,9 @@ export interface CandidateDecisions<S extends StreamState, E extends StreamEvent
  * accepted ones become changes to commit with {@link commitChanges}, the refused ones are listed
  * with their refusal. It stops deciding once `max` candidates were accepted, or at the first
  * refusal for which `endsScan` (a rule of the machine's core, e.g. "the rest are younger") says
- * so: that candidate is neither accepted nor listed as refused.
+ * so: that candidate is neither accepted nor listed as refused. `K` is the candidates' own type
+ * when narrower than the machine's state (a query finds only streams that exist), so that the
+ * refused ones keep it.
  */
 export function decideCandidates<
   S extends StreamState,
@@ -295,15 +297,16 @@ export function decideCandidates<
   E extends StreamEvent,
   R,
   A extends S = S,
+  K extends S = S,
 >(
   decide: (state: S, ...commands: readonly C[]) => Decision<A, E, R, C["type"]>,
-  candidates: readonly S[],
-  commands: (state: S) => readonly NoInfer<C>[],
+  candidates: readonly K[],
+  commands: (state: K) => readonly NoInfer<C>[],
   options: { readonly max?: number; readonly endsScan?: (refusal: R) => boolean } = {},
-): CandidateDecisions<S, E, R> {
+): CandidateDecisions<S, E, R, K> {
   const { max = Number.POSITIVE_INFINITY, endsScan } = options;
   const changes: StreamChange<S, E>[] = [];
-  const refused: { state: S; refusal: R }[] = [];
+  const refused: { state: K; refusal: R }[] = [];
   for (const state of candidates) {
     if (changes.length >= max) break;
     const decision = decide(state, ...commands(state));

@@ -2,13 +2,12 @@ import {
   VerqError,
   jobCommands,
   type Clock,
-  type Job,
   type JobDecider,
   type JobEvent,
   type JobState,
   type JobStreamState,
 } from "@verq/core";
-import { commitChanges, type StreamChange, type StreamProjection } from "./command-path.ts";
+import { commitChanges, decideCandidates, type StreamProjection } from "./command-path.ts";
 import type { VerqStore } from "./store.ts";
 import { selectPruneCandidates, type PruneCursor } from "./sql/jobs/selectPruneCandidates.ts";
 
@@ -78,15 +77,10 @@ export async function pruneJobs(
   for (;;) {
     const scan = async (trx: VerqStore["db"]) => {
       const candidates = await selectPruneCandidates(trx, scanCutoff, batchSize, cursor);
-      const changes: StreamChange<JobStreamState, JobEvent>[] = [];
-      const keptHere: Job[] = [];
-      for (const job of candidates) {
-        const decision = decide(job, command);
-        if (decision.accepted) changes.push({ before: job, after: decision.after, events: decision.events });
-        else keptHere.push(job);
-      }
+      // What the machine refuses to prune is kept: every refusal is an answer, none ends the scan.
+      const { changes, refused } = decideCandidates(decide, candidates, () => [command]);
       if (!dryRun) await commitChanges(trx, store.dialect, jobs, changes);
-      return { candidates, changes, keptHere };
+      return { candidates, changes, keptHere: refused };
     };
     const batch = dryRun ? await scan(store.db) : await store.transaction(scan);
     for (const { before } of batch.changes) {
@@ -95,7 +89,7 @@ export async function pruneJobs(
       events += before.version;
     }
     if (!dryRun && batch.changes.length > 0) batches++;
-    for (const job of batch.keptHere) kept[job.state]++;
+    for (const { state: job } of batch.keptHere) kept[job.state]++;
     const last = batch.candidates.at(-1);
     if (last === undefined || batch.candidates.length < batchSize) break;
     cursor = { updatedAt: last.updatedAt, id: last.id };

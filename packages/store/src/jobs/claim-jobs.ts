@@ -114,6 +114,9 @@ export async function claimIn(
       expired: queues,
       due,
     });
+    // Not `decideCandidates`: each claim's command carries the queue load that the grants before
+    // it in this batch changed, the budget counts leases (a spent last attempt goes dead without
+    // one), and the scan stops on what an acceptance freed, not on a refusal.
     const changes: StreamChange<JobStreamState, JobEvent>[] = [];
     // A spent lease quarantined here may free a slot of a queue this search left out: its due
     // jobs may outrank the pending candidates, so those wait for the next search.

@@ -1,6 +1,7 @@
 import {
   DEFAULT_QUEUE,
   VerqError,
+  alreadyEnqueuedJob,
   canonicalJson,
   checkFutureTime,
   checkIdentifier,
@@ -100,6 +101,12 @@ export async function enqueueJobs(
  * whether the job is new (one statement per table for the batch). The losers, whose job
  * already existed or was created meanwhile by another writer, are decided again against that
  * job: the machine refuses them as `already-enqueued` (`created: false`) or `payload-conflict`.
+ *
+ * This is the command path's one insert-or-nothing shape, and why it is not `handleJobs`: a
+ * creation is decided with no load at all (`decideMany` from the blank jobs), committed with
+ * `creations: "skip"`, and only the losers go through the ordinary path (`handleJobs`, which
+ * loads the winner's job). Loading first would cost a read per batch on the hot path and still
+ * race a concurrent enqueue of the same id.
  */
 async function enqueueIn(
   context: JobContext,
@@ -147,7 +154,8 @@ function enqueueCommand(context: JobContext, input: EnqueueInput, now: number): 
 function enqueueResult(decided: DecidedJob, command: JobCommand): EnqueueResult {
   const { before, decision } = decided;
   if (decision.accepted) return { created: true, job: decision.after };
-  if (decision.refusal === "already-enqueued" && before.state !== "new") return { created: false, job: before };
+  const existing = alreadyEnqueuedJob(decision.refusal, before);
+  if (existing !== undefined) return { created: false, job: existing };
   answer(decided, command);
   throw new VerqError("VERQ_UNEXPECTED", `enqueue of ${before.id} refused: ${decision.refusal}`);
 }

@@ -120,6 +120,8 @@ export async function redriveDead(
     sweepSkippedReasons(options.reason),
   );
   const redriven: RedriveRecord[] = [];
+  // One transaction per job, not one decision over the list: each redrive is decided from the
+  // recent redrives counted while redrives take turns, which the one before it changed.
   for (const job of dead) {
     try {
       const input = options.deadline === undefined ? { note: options.note } : { note: options.note, deadline: options.deadline };
