@@ -52,6 +52,8 @@ function codesIn(all: readonly (readonly [string, string])[]): Map<string, strin
 describe("the closed list of VERQ_* codes", () => {
   it("holds every VERQ_* code a source file of any package names", () => {
     const used = codesIn(sources());
+    // A scan that finds no code proves nothing: the sources name most of the list.
+    expect(used.size, "codes found in the sources").toBeGreaterThan(VERQ_ERROR_CODES.length / 2);
     const listed = new Set<string>(VERQ_ERROR_CODES);
     const unlisted = [...used].filter(([code]) => !listed.has(code)).map(([code, paths]) => `${code} in ${paths[0]}`);
     expect(unlisted).toEqual([]);

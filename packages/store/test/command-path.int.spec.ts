@@ -11,6 +11,7 @@ import {
 } from "@verq/core";
 import { ENGINES, engineAvailable } from "@verq/testing";
 import { describe, expect, it } from "vitest";
+import type { Kysely } from "kysely";
 import { readAllEvents, type VerqStore } from "../src/index.ts";
 import {
   VERSION_CONFLICT_TRIES,
@@ -23,7 +24,9 @@ import {
   retryOnVersionConflict,
   type CommandStore,
   type StreamChange,
+  type StreamCommands,
 } from "../src/command-path.ts";
+import type { VerqDatabase } from "../src/schema.ts";
 import { lockStream } from "../src/streams/lock-stream.ts";
 import { freshStores } from "./helpers/fresh-store.ts";
 
@@ -37,6 +40,10 @@ const initial = (name: string) => newLock(name);
 
 const eventsOf = async (store: VerqStore) =>
   (await readAllEvents(store.db, LOCK_STREAM)).map((e) => ({ id: e.streamId, v: e.version, type: e.type }));
+
+/** handleMany on the lock stream, each item's stream new when it has no events yet. */
+const handleLocks = (trx: Kysely<VerqDatabase>, store: VerqStore, items: readonly StreamCommands<LockCommand, OperatorLock>[]) =>
+  handleMany(trx, store.dialect, lockStream, decideLock, items, initial);
 
 /** The change of one accepted decision against `before`. */
 function changeOf(before: OperatorLock, ...commands: LockCommand[]): StreamChange<OperatorLock, LockEvent> {
@@ -245,17 +252,10 @@ for (const engine of ENGINES) {
     it("handleMany loads, decides in order and commits the accepted items; handle answers for one stream", async () => {
       const { store } = await stores.open(engine);
       const decided = await store.db.transaction().execute((trx) =>
-        handleMany(
-          trx,
-          store.dialect,
-          lockStream,
-          decideLock,
-          [
-            { id: "a", commands: [acquire("ops-a")] },
-            { id: "a", commands: [acquire("ops-b")] },
-          ],
-          initial,
-        ),
+        handleLocks(trx, store, [
+          { id: "a", commands: [acquire("ops-a")] },
+          { id: "a", commands: [acquire("ops-b")] },
+        ]),
       );
       expect(decided.map((d) => d.decision.accepted)).toEqual([true, false]);
       // Each item answers with the state it was decided against: the second, the first's.
@@ -312,19 +312,12 @@ for (const engine of ENGINES) {
       const held = changeOf(newLock("a"), acquire("ops-a"));
       await store.db.transaction().execute((trx) => commitChanges(trx, store.dialect, lockStream, [held]));
       const decided = await store.db.transaction().execute((trx) =>
-        handleMany(
-          trx,
-          store.dialect,
-          lockStream,
-          decideLock,
-          [
-            { id: "a", commands: [acquire("ops-b")] },
-            { id: "a", commands: [release(1)] },
-            { id: "b", commands: [acquire("ops-c")] },
-            { id: "a", commands: [acquire("ops-b")] },
-          ],
-          initial,
-        ),
+        handleLocks(trx, store, [
+          { id: "a", commands: [acquire("ops-b")] },
+          { id: "a", commands: [release(1)] },
+          { id: "b", commands: [acquire("ops-c")] },
+          { id: "a", commands: [acquire("ops-b")] },
+        ]),
       );
       expect(decided.map((d) => [d.before.name, d.before.version, d.before.owner, d.decision.accepted])).toEqual([
         ["a", 1, "ops-a", false],

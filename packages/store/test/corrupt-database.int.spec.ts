@@ -6,6 +6,7 @@ import { JobQueue, checkStore, openStore, type SqliteStoreOptions } from "@verq/
 import { runVerq } from "@verq/testing";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SQLITE_PAGE as PAGE, overwrite } from "./helpers/overwrite.ts";
 import { makeTempDir, type TempDir } from "./helpers/temp-dir.ts";
 
 let tmp: TempDir;
@@ -23,8 +24,6 @@ beforeAll(async () => {
   await store.close();
 });
 afterAll(() => tmp.remove());
-
-const PAGE = 4096;
 
 /** Every file of `dir` with a hash of its bytes: equal before and after means nothing was written, created or removed. */
 function filesOf(dir: string): Record<string, string> {
@@ -45,15 +44,6 @@ function damaged(name: string, damage: (file: string) => void): string {
   fs.copyFileSync(base, file);
   damage(file);
   return file;
-}
-
-function overwrite(file: string, offset: number, bytes: Buffer): void {
-  const fd = fs.openSync(file, "r+");
-  try {
-    fs.writeSync(fd, bytes, 0, bytes.length, offset);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /** openStore must refuse `file` with VERQ_STORE_CORRUPT naming it, and leave its folder byte for byte as it was. */

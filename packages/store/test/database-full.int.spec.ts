@@ -1,57 +1,9 @@
 import { isVerqError } from "@verq/core";
 import { JobQueue, checkStore, formatFinding, type VerqStore } from "@verq/store";
-import { ENGINES, createTestDatabase, engineAvailable, rawSql, type Engine, type TestDatabase } from "@verq/testing";
-import { sql } from "kysely";
+import { ENGINES, createTestDatabase, engineAvailable, type Engine, type TestDatabase } from "@verq/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { diskOf } from "./helpers/disk-room.ts";
 import { projectionRows, tableRows } from "./helpers/snapshot.ts";
-
-/**
- * Room on the database's disk, as a test controls it. SQLite: the file's `max_page_count`, set
- * on the store's own connection through `store.db` (one connection on SQLite: the pragma lasts as
- * long as the store, and binds every write it makes). PostgreSQL: a test cannot fill the shared
- * server's disk, so a trigger on `events` in the test's schema counts a quota of event rows down
- * and, past it, raises the server's own `disk_full` error (SQLSTATE 53100), as a write that cannot
- * extend a file does: the statement fails and the transaction is rolled back.
- */
-interface Disk {
-  /** Leaves room for a little more: a few pages, or a few events. */
-  tighten(): Promise<void>;
-  /** Gives the room back. */
-  free(): Promise<void>;
-}
-
-async function diskOf(database: TestDatabase, store: VerqStore): Promise<Disk> {
-  if (database.engine === "sqlite") {
-    const pragma = async (text: string) => (await sql.raw(`pragma ${text}`).execute(store.db)).rows as Record<string, number>[];
-    return {
-      async tighten() {
-        const pages = (await pragma("page_count"))[0]!.page_count!;
-        await pragma(`max_page_count = ${pages + 4}`);
-      },
-      async free() {
-        await pragma("max_page_count = 1073741823");
-      },
-    };
-  }
-  await rawSql(database, "create table disk_quota (events_left integer)");
-  await rawSql(database, "insert into disk_quota values (null)");
-  await rawSql(
-    database,
-    `create function disk_quota_take() returns trigger language plpgsql as $$
-    begin
-      update disk_quota set events_left = events_left - 1 where events_left is not null;
-      if exists (select 1 from disk_quota where events_left < 0) then
-        raise exception 'could not extend file: No space left on device' using errcode = 'disk_full';
-      end if;
-      return new;
-    end $$`,
-  );
-  await rawSql(database, "create trigger disk_quota before insert on events for each row execute function disk_quota_take()");
-  return {
-    tighten: () => rawSql(database, "update disk_quota set events_left = 40").then(() => undefined),
-    free: () => rawSql(database, "update disk_quota set events_left = null").then(() => undefined),
-  };
-}
 
 /** Everything a write could have changed: the log and every job projection. */
 const snapshot = async (store: VerqStore) => ({ events: await tableRows(store, "events"), ...(await projectionRows(store)) });

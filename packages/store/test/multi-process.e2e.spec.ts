@@ -1,17 +1,12 @@
-import { JOB_STREAM } from "@verq/core";
 import { JobQueue, openStore } from "@verq/store";
-import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import { expectFencedTokens, expectHandovers, expectLoggedClaims } from "./helpers/claim-run-checks.ts";
+import type { ClaimWorkerLine } from "./helpers/claim-worker.ts";
 import { readJsonLines } from "./helpers/read-jsonl.ts";
+import { runInSteps } from "./helpers/run-in-steps.ts";
 import { helperScript, runTsChild } from "./helpers/run-ts-child.ts";
 import { projectionRows } from "./helpers/snapshot.ts";
-import { openBarrier } from "./helpers/stdin-barrier.ts";
 import { makeTempDir, type TempDir } from "./helpers/temp-dir.ts";
-
-/** What `claim-worker.ts` writes per claim and per finish. */
-type WorkerLine =
-  | { kind: "claim"; id: string; token: number; owner: string }
-  | { kind: "finish"; id: string; token: number; outcome: "ok" | "retry" | "permanent"; accepted: boolean };
 
 const JOBS = 300;
 const LEASE_MS = 4;
@@ -59,20 +54,12 @@ describe("J3 claim across processes: two OS processes, one SQLite file", () => {
       );
       // Each step is opened for both processes at once: both are loaded before either claims,
       // both hold a claim before either finishes, and each has taken the other's job over before
-      // either finishes with its old token. The scheduler cannot change that order.
-      await openBarrier(children, "ready", { timeoutMs: BARRIER_MS });
-      const started = Date.now();
-      await openBarrier(children, "claimed", { timeoutMs: BARRIER_MS });
-      await openBarrier(children, "took", { timeoutMs: BARRIER_MS, last: true });
-      // Generous: two cores shared with other work can make a run take several times its usual second.
-      const codes = await Promise.all(children.map((c) => c.exited(60_000)));
-      const seconds = (Date.now() - started) / 1000;
-      const diagnostics = children.map((c, i) => `${OWNERS[i]}: ${c.stdout().trim()} ${c.stderr().trim()}`).join("\n");
-      // Every process finished cleanly: exit 0 after its summary line.
-      expect(codes, diagnostics).toEqual([0, 0]);
-      for (const c of children) expect(c.stdout(), diagnostics).toMatch(/^done \{.*\}$/m);
+      // either finishes with its old token. The scheduler cannot change that order. The exits are
+      // given as long: two cores shared with other work can make a run take several times its usual second.
+      const steps = ["ready", "claimed", "took"];
+      const { seconds } = await runInSteps(children, OWNERS, steps, { barrierMs: BARRIER_MS, exitMs: 60_000 });
 
-      const lines = files.flatMap((file) => readJsonLines<WorkerLine>(file));
+      const lines = files.flatMap((file) => readJsonLines<ClaimWorkerLine>(file));
       const claims = lines.filter((l) => l.kind === "claim");
       const finishes = lines.filter((l) => l.kind === "finish");
       const claimsBy = Object.fromEntries(OWNERS.map((owner) => [owner, claims.filter((c) => c.owner === owner).length]));
@@ -81,60 +68,21 @@ describe("J3 claim across processes: two OS processes, one SQLite file", () => {
           `refused=${finishes.filter((f) => !f.accepted).length} claimsBy=${JSON.stringify(claimsBy)} seconds=${seconds.toFixed(2)}`,
       );
 
-      // No (job, token) pair was handed out twice, across both processes.
-      const pairs = claims.map((c) => `${c.id}#${c.token}`);
-      expect(new Set(pairs).size).toBe(pairs.length);
-
-      // Per job, the tokens handed out are exactly 1..max: each claim added exactly 1.
-      const tokensByJob = new Map<string, number[]>();
-      for (const c of claims) tokensByJob.set(c.id, [...(tokensByJob.get(c.id) ?? []), c.token]);
+      const tokensByJob = expectFencedTokens(claims);
       expect(tokensByJob.size).toBe(JOBS + OWNERS.length);
-      for (const [id, tokens] of tokensByJob) {
-        const sorted = [...tokens].sort((a, b) => a - b);
-        expect(sorted, id).toEqual(sorted.map((_, i) => i + 1));
-      }
-
-      // The handover: each job went from its holder (token 1) to the other process (token 2),
-      // whose finish was accepted, while the holder's finish with the old token was refused.
-      OWNERS.forEach((owner, i) => {
-        const taker = OWNERS[(i + OWNERS.length - 1) % OWNERS.length]!;
-        const id = `handover-${owner}`;
-        expect(
-          claims
-            .filter((c) => c.id === id)
-            .map((c) => `${c.token}@${c.owner}`)
-            .sort(),
-          id,
-        ).toEqual([`1@${owner}`, `2@${taker}`]);
-        expect(
-          finishes
-            .filter((f) => f.id === id)
-            .map((f) => `${f.token}:${f.accepted}`)
-            .sort(),
-          id,
-        ).toEqual(["1:false", "2:true"]);
-      });
+      expectHandovers(claims, finishes, OWNERS);
 
       const store = await openStore({ path: dbPath, journalMode });
       try {
         const check = new JobQueue(store);
-        // Every claim the log records was handed to exactly one process, and vice versa.
-        const logged = await sql<{ stream_id: string; type: string; data: string }>`select stream_id, type, data from events
-            where stream_type = ${JOB_STREAM} order by position`.execute(store.db);
-        const loggedClaims = logged.rows
-          .filter((r) => r.type === "job.claimed")
-          .map((r) => {
-            const data = JSON.parse(r.data) as { token: number; owner: string };
-            return `${r.stream_id}#${data.token}@${data.owner}`;
-          });
-        expect(loggedClaims.sort()).toEqual(claims.map((c) => `${c.id}#${c.token}@${c.owner}`).sort());
+        const logged = await expectLoggedClaims(store, claims);
 
         // The run ended quiet: every job is done or dead, with the last token handed out. A done
         // job was done once: one completion in its log and exactly one accepted ok, made with its
         // final token (fencing); a dead one has none.
         const completions = new Map<string, number>();
-        for (const r of logged.rows)
-          if (r.type === "job.completed") completions.set(r.stream_id, (completions.get(r.stream_id) ?? 0) + 1);
+        for (const e of logged)
+          if (e.type === "job.completed") completions.set(e.streamId, (completions.get(e.streamId) ?? 0) + 1);
         for (const [id, tokens] of tokensByJob) {
           const job = await check.get(id);
           expect(job?.state === "done" || job?.state === "dead", `${id} is ${job?.state}`).toBe(true);

@@ -1,11 +1,11 @@
-import { JOB_STREAM } from "@verq/core";
-import { JobQueue, readAllEvents } from "@verq/store";
+import { JobQueue } from "@verq/store";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LimitedWorkerLine } from "./helpers/limited-claim-worker.ts";
+import { expectFencedTokens, expectLoggedClaims } from "./helpers/claim-run-checks.ts";
 import { readJsonLines } from "./helpers/read-jsonl.ts";
+import { runInSteps } from "./helpers/run-in-steps.ts";
 import { helperScript, runTsChild } from "./helpers/run-ts-child.ts";
-import { openBarrier } from "./helpers/stdin-barrier.ts";
 import { makeTempDir, type TempDir } from "./helpers/temp-dir.ts";
 
 const LIMITED = 60;
@@ -98,15 +98,8 @@ for (const engine of ENGINES) {
       // both are loaded before either claims; both hold their share of the limited queue (the
       // limit, reached across two processes) before either asks again; both have asked again,
       // while it is full, before either finishes. Then they compete freely until the work is done.
-      await openBarrier(children, "ready", { timeoutMs: BARRIER_MS });
-      const started = Date.now();
-      await openBarrier(children, "holding", { timeoutMs: BARRIER_MS });
-      await openBarrier(children, "refused", { timeoutMs: BARRIER_MS, last: true });
-      const codes = await Promise.all(children.map((c) => c.exited(90_000)));
-      const seconds = (Date.now() - started) / 1000;
-      const diagnostics = children.map((c, i) => `${OWNERS[i]}: ${c.stdout().trim()} ${c.stderr().trim()}`).join("\n");
-      // Every process finished cleanly: exit 0 after its summary line.
-      expect(codes, diagnostics).toEqual([0, 0]);
+      const steps = ["ready", "holding", "refused"];
+      const { seconds, diagnostics } = await runInSteps(children, OWNERS, steps, { barrierMs: BARRIER_MS, exitMs: 90_000 });
 
       const linesBy = files.map((file) => readJsonLines<LimitedWorkerLine>(file));
       const lines = linesBy.flat();
@@ -114,9 +107,8 @@ for (const engine of ENGINES) {
       const finishes = lines.filter((l) => l.kind === "finish");
       // Each summary agrees with what its process recorded.
       children.forEach((c, i) => {
-        const summary = /^done (\{.*\})$/m.exec(c.stdout());
-        expect(summary, diagnostics).not.toBeNull();
-        const counts = JSON.parse(summary![1]!) as { claimed: number; finished: number; refused: number };
+        const summary = /^done (\{.*\})$/m.exec(c.stdout())!;
+        const counts = JSON.parse(summary[1]!) as { claimed: number; finished: number; refused: number };
         const own = linesBy[i]!;
         expect(counts, OWNERS[i]).toMatchObject({
           claimed: own.filter((l) => l.kind === "claim").length,
@@ -136,8 +128,8 @@ for (const engine of ENGINES) {
 
       // Leases cannot run out and every finish is ok, so each job was handed out once, with
       // token 1 (no (job, token) pair twice), and each holder's finish was accepted.
+      expectFencedTokens(claims);
       const pairs = claims.map((c) => `${c.id}#${c.token}`);
-      expect(new Set(pairs).size, "no (job, token) handed out twice").toBe(pairs.length);
       expect(claims.map((c) => c.id).sort(), "each job handed out once").toEqual([...new Set(claims.map((c) => c.id))].sort());
       expect(claims.filter((c) => c.token !== 1)).toEqual([]);
       expect(claims).toHaveLength(LIMITED + OTHER);
@@ -149,17 +141,9 @@ for (const engine of ENGINES) {
         const jobs = await store.db.selectFrom("jobs").select(["id", "queue", "state"]).execute();
         expect(jobs.filter((j) => j.state !== "done")).toEqual([]);
         expect(jobs).toHaveLength(LIMITED + OTHER);
-        const events = await readAllEvents(store.db, JOB_STREAM);
-
         // The log agrees with what the processes recorded: the same claims (job, token, owner),
         // and one completion per job, exactly for the finishes the processes saw accepted.
-        const loggedClaims = events
-          .filter((e) => e.type === "job.claimed")
-          .map((e) => {
-            const data = e.data as { token: number; owner: string };
-            return `${e.streamId}#${data.token}@${data.owner}`;
-          });
-        expect(loggedClaims.sort()).toEqual(claims.map((c) => `${c.id}#${c.token}@${c.owner}`).sort());
+        const events = await expectLoggedClaims(store, claims);
         const completed = events.filter((e) => e.type === "job.completed").map((e) => e.streamId);
         expect(completed.sort(), "every job done exactly once").toEqual(jobs.map((j) => j.id).sort());
         expect(events.filter((e) => !["job.enqueued", "job.claimed", "job.completed"].includes(e.type))).toEqual([]);

@@ -30,6 +30,11 @@ import { seededRng, type FinishOutcome } from "@verq/core";
 import { JobQueue, isPostgresUrl, openStore, type ClaimedJob } from "@verq/store";
 import { stdinGate } from "./stdin-barrier.ts";
 
+/** What a worker writes per claim and per finish. */
+export type ClaimWorkerLine =
+  | { kind: "claim"; id: string; token: number; owner: string }
+  | { kind: "finish"; id: string; token: number; outcome: FinishOutcome; accepted: boolean };
+
 const [dbPath, owner, outFile, seedText, leaseText, idleText, journalText, permanentText, takeOverFrom] = process.argv.slice(2);
 if (dbPath === undefined || owner === undefined || outFile === undefined) {
   throw new Error(
@@ -51,7 +56,7 @@ const queue = new JobQueue(store, {
   backoff: { baseMs: 1, factor: 2, maxMs: 8, jitter: "full" },
 });
 const out = fs.openSync(outFile, "a");
-const record = (line: object): void => void fs.writeSync(out, `${JSON.stringify(line)}\n`);
+const record = (line: ClaimWorkerLine): void => void fs.writeSync(out, `${JSON.stringify(line)}\n`);
 
 const gate = stdinGate();
 await gate.pass("ready");
