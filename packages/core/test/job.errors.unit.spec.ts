@@ -10,6 +10,7 @@ import {
   type JobRefusal,
   type JobStreamState,
   type VerqError,
+  type VerqErrorCode,
 } from "../src/index.ts";
 import { pendingJob } from "./job-fixtures.ts";
 
@@ -33,17 +34,37 @@ function errorOf(
   return error;
 }
 
+/**
+ * Every refusal of the job machine: its error's code, or null where the refusal is an answer.
+ * Typed as a record of JobRefusal, so a refusal added to the machine does not compile until it is
+ * classified here.
+ */
+const REFUSAL_CODES: Record<JobRefusal, VerqErrorCode | null> = {
+  "unknown-job": "VERQ_UNKNOWN_JOB",
+  "payload-conflict": "VERQ_ENQUEUE_CONFLICT",
+  "archived-id": "VERQ_JOB_ARCHIVED",
+  "not-dead": "VERQ_NOT_DEAD",
+  "invalid-note": "VERQ_INVALID_NOTE",
+  "invalid-deadline": "VERQ_INVALID_DEADLINE",
+  "rate-limited": "VERQ_REDRIVE_RATE_LIMITED",
+  "already-enqueued": null,
+  "not-due": null,
+  "queue-full": null,
+  "lease-held": null,
+  "not-claimable": null,
+  "stale-token": null,
+  "not-leased": null,
+  "lease-expired": null,
+  "not-finished": null,
+  "too-recent": null,
+  "dead-kept": null,
+  "not-cancellable": null,
+};
+
 describe("the job machine's refusals as errors", () => {
   it("each refusal that is an error has its code, and it is a VerqError", () => {
-    const codes: [JobRefusal, string][] = [
-      ["unknown-job", "VERQ_UNKNOWN_JOB"],
-      ["payload-conflict", "VERQ_ENQUEUE_CONFLICT"],
-      ["archived-id", "VERQ_JOB_ARCHIVED"],
-      ["not-dead", "VERQ_NOT_DEAD"],
-      ["invalid-note", "VERQ_INVALID_NOTE"],
-      ["invalid-deadline", "VERQ_INVALID_DEADLINE"],
-      ["rate-limited", "VERQ_REDRIVE_RATE_LIMITED"],
-    ];
+    const codes = Object.entries(REFUSAL_CODES).filter((entry): entry is [JobRefusal, VerqErrorCode] => entry[1] !== null);
+    expect(codes).toHaveLength(7);
     for (const [refusal, code] of codes) {
       const error: VerqError = errorOf(refusal);
       expect(isVerqError(error, error.code)).toBe(true);
@@ -52,20 +73,8 @@ describe("the job machine's refusals as errors", () => {
   });
 
   it("every other refusal is an answer, not an error", () => {
-    const answers: JobRefusal[] = [
-      "already-enqueued",
-      "not-due",
-      "queue-full",
-      "lease-held",
-      "not-claimable",
-      "stale-token",
-      "not-leased",
-      "lease-expired",
-      "not-finished",
-      "too-recent",
-      "dead-kept",
-      "not-cancellable",
-    ];
+    const answers = Object.keys(REFUSAL_CODES).filter((refusal) => REFUSAL_CODES[refusal as JobRefusal] === null) as JobRefusal[];
+    expect(answers).toHaveLength(12);
     for (const refusal of answers) expect([refusal, jobRefusalError(refusal, pendingJob())]).toEqual([refusal, undefined]);
   });
 
