@@ -21,7 +21,7 @@ export interface EventsOptions extends DbOptions {
 }
 
 /** One event as a line of NDJSON: `{"position","type","streamType","streamId","version","at","data"}`, `at` in ms since the epoch. */
-export const eventLine = (e: StoredEvent): string =>
+const eventLine = (e: StoredEvent): string =>
   JSON.stringify({
     position: e.position,
     type: e.type,

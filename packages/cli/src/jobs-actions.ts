@@ -6,6 +6,7 @@ import {
   checkIdentifier,
   checkToken,
   isValidRedriveNote,
+  unknownJobError,
   type DeadReason,
   type FinishOutcome,
   type Job,
@@ -250,7 +251,7 @@ export const show = (context: CliContext, id: string, o: DbOptions): Promise<voi
     return withQueue(o.db, async (queue) => {
       const events = await queue.history(id);
       const job = await queue.get(id);
-      if (job === null) throw new VerqError("VERQ_UNKNOWN_JOB", `no job with id ${id}`);
+      if (job === null) throw unknownJobError(id);
       emit(context.io, o.json === true, { ...job, events }, () =>
         [describeJob(job), ...events.map((e) => describeEvent(e, ["payload"]))].join("\n"),
       );

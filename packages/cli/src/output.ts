@@ -1,4 +1,4 @@
-import { coerceError, isVerqError } from "@verq/core";
+import { coerceError, isVerqError, type VerqErrorCode } from "@verq/core";
 import { EXIT, type ExitCode } from "./exit-codes.ts";
 import { clip } from "./usage.ts";
 
@@ -23,7 +23,8 @@ export function emit(io: CliIo, json: boolean, value: unknown, human: () => stri
   io.out(json ? JSON.stringify(value) : human());
 }
 
-const CODE_EXITS: Record<string, ExitCode> = {
+/** The exit code of each code that is not a plain refusal (exit 3); keyed by core's codes only. */
+const CODE_EXITS: Readonly<Partial<Record<VerqErrorCode, ExitCode>>> = {
   VERQ_UNKNOWN_JOB: EXIT.notFound,
   VERQ_UNKNOWN_GUID: EXIT.notFound,
   VERQ_FILE_NOT_FOUND: EXIT.notFound,

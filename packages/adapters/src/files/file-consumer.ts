@@ -21,8 +21,6 @@ import { isMessageFileName, listFiles, openQueue, type QueueDirs } from "./queue
 import { queueName } from "./queue-name.ts";
 import { DEFAULT_MAX_BYTES } from "./read-claimed-file.ts";
 
-export type { ConsumeTotals, FileOutcome } from "./consume-totals.ts";
-
 /** The database transaction a handler runs in (a Kysely transaction over the store). */
 export type HandlerTransaction = Parameters<ProcessedMessageHandler>[0];
 

@@ -11,12 +11,11 @@ export { QUEUE_FOLDERS, initQueue, openQueue, queueDirs, type QueueDirs } from "
 export {
   FileConsumer,
   type ConsumedMessage,
-  type ConsumeTotals,
   type FileConsumerOptions,
   type FileMessageHandler,
-  type FileOutcome,
   type HandlerTransaction,
 } from "./file-consumer.ts";
+export type { ConsumeTotals, FileOutcome } from "./consume-totals.ts";
 export { DEFAULT_MAX_BYTES } from "./read-claimed-file.ts";
 export { DEFAULT_PROFILE, FIELD_TYPES, loadProfile, parseProfile, type FieldType, type FileQueueProfile } from "./profile.ts";
 export { formatLag, measureLag, type QueueLag } from "./queue-lag.ts";

@@ -2,20 +2,21 @@ import {
   channelRequestError,
   guidReply,
   type ChannelRequestProblem,
+  type GuidReply,
   type GuidRefusal,
   type GuidState,
   type LedgerEntry,
 } from "@verq/core";
 
-/** What the relay answers the channel: an HTTP status and the exact body text. */
-export interface RelayReply {
+/**
+ * What the relay answers the channel: core's {@link GuidReply} (the exact body, whether it is a
+ * replay), with any HTTP status (a request refused before the ledger is 400) and the ledger
+ * state behind it.
+ */
+export interface RelayReply extends Omit<GuidReply, "status"> {
   readonly status: number;
-  /** The body, exactly; for a DONE entry the core's stored answer, byte for byte. */
-  readonly body: string;
   /** The ledger state behind the answer; `null` for a request refused before the ledger. */
   readonly state: GuidState | null;
-  /** True when the body is the stored answer of an earlier call (a resend of a DONE GUID). */
-  readonly replayed: boolean;
 }
 
 /**

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { FileLedger, openStore, type VerqStore } from "@verq/store";
 import { ENGINES, engineAvailable } from "@verq/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileConsumer, type FileOutcome } from "../../src/files/file-consumer.ts";
+import type { FileOutcome } from "../../src/files/consume-totals.ts";
+import { FileConsumer } from "../../src/files/file-consumer.ts";
 import { makeQueue, names, verq, withLedger, type TestQueue } from "./helpers/queue-fixture.ts";
 
 // The user's own tables, next to verq's, reached through the same Kysely instance.
