@@ -1,6 +1,7 @@
 import { CronExpressionParser } from "cron-parser";
 import { VerqError } from "./errors.ts";
-import { checkQueueName } from "./queue.input.ts";
+import { MAX_IDENTIFIER_LENGTH } from "./job.input.ts";
+import { isValidQueueName } from "./queue.input.ts";
 import type { Schedule } from "./schedule.types.ts";
 
 /** A schedule name: 1 to 100 of `A-Z a-z 0-9 . _ -`, starting with a letter or digit. */
@@ -41,28 +42,44 @@ export function isValidCron(cron: unknown): cron is string {
   }
 }
 
+/** The parts of a schedule's definition that the schedule machine's guards refuse. */
+export type ScheduleDefinitionFault = "invalid-name" | "invalid-cron" | "invalid-timezone" | "invalid-queue";
+
 /**
- * Checks a schedule's name, cron expression and timezone before anything is written, with the
- * same rules as the schedule machine's guards: `VERQ_INVALID_ARGUMENT` for a name,
- * `VERQ_INVALID_CRON`, `VERQ_INVALID_TIMEZONE`. The message never quotes the value.
+ * The coded error of a refused part of a schedule's definition: what {@link checkScheduleDefinition}
+ * throws and what the schedule machine's refusal of the same part maps to, so both say the same.
+ * The message never quotes the value.
+ */
+export function scheduleDefinitionError(fault: ScheduleDefinitionFault): VerqError {
+  switch (fault) {
+    case "invalid-name":
+      return new VerqError(
+        "VERQ_INVALID_ARGUMENT",
+        "a schedule name is 1 to 100 of A-Z a-z 0-9 . _ - starting with a letter or digit",
+      );
+    case "invalid-cron":
+      return new VerqError(
+        "VERQ_INVALID_CRON",
+        "the cron expression must have 5 fields (or 6 with seconds first) in range, or be an @alias",
+      );
+    case "invalid-timezone":
+      return new VerqError("VERQ_INVALID_TIMEZONE", "the timezone must be an IANA name such as UTC or Europe/Berlin");
+    case "invalid-queue":
+      // The queue rule of enqueue and claim: any queue jobs can be in, a schedule can name.
+      return new VerqError("VERQ_INVALID_ARGUMENT", `a queue name must be 1 to ${MAX_IDENTIFIER_LENGTH} printable characters`);
+  }
+}
+
+/**
+ * Checks a schedule's name, cron expression, timezone and queue before anything is written (or
+ * opened), with the rules of the schedule machine's guards and the errors of
+ * {@link scheduleDefinitionError}: for a caller that must refuse before it has a store to decide on.
  */
 export function checkScheduleDefinition(name: unknown, cron: unknown, timezone: unknown, queue: unknown): void {
-  if (!isValidScheduleName(name)) {
-    throw new VerqError(
-      "VERQ_INVALID_ARGUMENT",
-      "a schedule name is 1 to 100 of A-Z a-z 0-9 . _ - starting with a letter or digit",
-    );
-  }
-  if (!isValidCron(cron)) {
-    throw new VerqError(
-      "VERQ_INVALID_CRON",
-      "the cron expression must have 5 fields (or 6 with seconds first) in range, or be an @alias",
-    );
-  }
-  if (!isValidTimezone(timezone))
-    throw new VerqError("VERQ_INVALID_TIMEZONE", "the timezone must be an IANA name such as UTC or Europe/Berlin");
-  // The queue rule of enqueue and claim: any queue jobs can be in, a schedule can name.
-  checkQueueName(queue);
+  if (!isValidScheduleName(name)) throw scheduleDefinitionError("invalid-name");
+  if (!isValidCron(cron)) throw scheduleDefinitionError("invalid-cron");
+  if (!isValidTimezone(timezone)) throw scheduleDefinitionError("invalid-timezone");
+  if (!isValidQueueName(queue)) throw scheduleDefinitionError("invalid-queue");
 }
 
 /** The slot a scheduler should enqueue now, and the first earlier due slot the policy skipped, if any. */

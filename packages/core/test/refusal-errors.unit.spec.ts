@@ -10,6 +10,7 @@ import {
   payloadMismatchError,
   purgeRefusalError,
   receiptRefusalError,
+  checkScheduleDefinition,
   scheduleRefusalError,
   unknownGuidError,
   type GuidRefusal,
@@ -22,16 +23,37 @@ const GUID_MESSAGE = "a GUID is 1 to 128 ASCII letters, digits, . _ : or -, star
 describe("scheduleRefusalError: a define's invalid input is an error, every other refusal an answer", () => {
   it("maps each invalid definition to its code and words, and an unhandled command to VERQ_UNEXPECTED", () => {
     const cases: [ScheduleRefusal, string, string][] = [
-      ["invalid-name", "VERQ_INVALID_ARGUMENT", "invalid schedule name"],
-      ["invalid-cron", "VERQ_INVALID_CRON", "invalid cron expression"],
-      ["invalid-timezone", "VERQ_INVALID_TIMEZONE", "invalid timezone"],
-      ["invalid-queue", "VERQ_INVALID_ARGUMENT", "invalid queue name"],
+      [
+        "invalid-name",
+        "VERQ_INVALID_ARGUMENT",
+        "a schedule name is 1 to 100 of A-Z a-z 0-9 . _ - starting with a letter or digit",
+      ],
+      [
+        "invalid-cron",
+        "VERQ_INVALID_CRON",
+        "the cron expression must have 5 fields (or 6 with seconds first) in range, or be an @alias",
+      ],
+      ["invalid-timezone", "VERQ_INVALID_TIMEZONE", "the timezone must be an IANA name such as UTC or Europe/Berlin"],
+      ["invalid-queue", "VERQ_INVALID_ARGUMENT", "a queue name must be 1 to 256 printable characters"],
       ["unhandled", "VERQ_UNEXPECTED", "schedule refused: unhandled"],
     ];
     for (const [refusal, code, message] of cases) {
       const error = scheduleRefusalError(refusal);
       expect(error).toBeInstanceOf(VerqError);
       expect({ code: error?.code, message: error?.message }).toEqual({ code, message });
+    }
+  });
+
+  it("says for each refused part what checkScheduleDefinition throws for it before any store is opened", () => {
+    const bad: [ScheduleRefusal, () => void][] = [
+      ["invalid-name", () => checkScheduleDefinition("a b", "* * * * *", "UTC", "q")],
+      ["invalid-cron", () => checkScheduleDefinition("a", "* *", "UTC", "q")],
+      ["invalid-timezone", () => checkScheduleDefinition("a", "* * * * *", "Mars/Base", "q")],
+      ["invalid-queue", () => checkScheduleDefinition("a", "* * * * *", "UTC", "")],
+    ];
+    for (const [refusal, check] of bad) {
+      const expected = scheduleRefusalError(refusal);
+      expect(check).toThrow(expect.objectContaining({ code: expected?.code, message: expected?.message }));
     }
   });
 
