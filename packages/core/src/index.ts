@@ -68,7 +68,7 @@ export {
 } from "./job.input.ts";
 export { jobMachine, type JobMachine, type JobMachineContext, type JobRefusal } from "./job.machine.ts";
 export { sendVerdict, type SendSettlement, type SendVerdict } from "./job.send.ts";
-export { sweepSkippedReasons } from "./job.sweep.ts";
+export { endsRedriveSweep, sweepSkippedReasons } from "./job.sweep.ts";
 export {
   DEAD_REASONS,
   FINISH_OUTCOMES,
