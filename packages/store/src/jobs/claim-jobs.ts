@@ -61,11 +61,15 @@ export function checkClaim(context: JobContext, owner: string, max: number, opti
   checkIdentifier(owner, "the owner", "VERQ_INVALID_ARGUMENT");
   checkBatchSize(max);
   const leaseMs = checkLeaseMs(options?.leaseMs ?? context.defaultLeaseMs);
-  const queues = options?.queues ?? [DEFAULT_QUEUE];
+  return { leaseMs, queues: checkClaimQueues(options?.queues ?? [DEFAULT_QUEUE]) };
+}
+
+/** The queues a claim names, checked (1 to {@link MAX_CLAIM_QUEUES} queue names) and without repeats. */
+export function checkClaimQueues(queues: readonly string[]): readonly string[] {
   if (!isArray(queues) || queues.length === 0 || queues.length > MAX_CLAIM_QUEUES) {
     throw new VerqError("VERQ_INVALID_ARGUMENT", `queues must name 1 to ${MAX_CLAIM_QUEUES} queues`);
   }
-  return { leaseMs, queues: [...new Set(queues.map(checkQueueName))] };
+  return [...new Set(queues.map(checkQueueName))];
 }
 
 /**
