@@ -4,6 +4,7 @@ import {
   checkIdentifier,
   checkLeaseMs,
   checkQueueName,
+  isQueueFull,
   jobCommands,
   type Job,
   type JobEvent,
@@ -105,13 +106,10 @@ export async function claimIn(
   const unlimited = jobCommands.claim({ owner, leaseMs, now });
   const claimed: ClaimedJob[] = [];
   const expired: LeaseExpiry[] = [];
-  const hasRoom = (queue: string) => {
-    const load = loads.get(queue);
-    return load === undefined || load.maxLeased === null || load.leased < load.maxLeased;
-  };
+  const hasRoom = (queue: string) => !isQueueFull(loads.get(queue));
   while (claimed.length < max) {
-    // Full queues are left out of the search for pending jobs; the machine's queueFull guard
-    // still decides each claim. Some candidates do not end leased (an expired last attempt goes
+    // Full queues (core's isQueueFull) are left out of the search for pending jobs; the
+    // machine's queueFull guard, the same rule, still decides each claim. Some candidates do not end leased (an expired last attempt goes
     // dead): ask again.
     const due = queues.filter(hasRoom);
     const candidates = await context.claimCandidates(trx, store.dialect, now, Math.max(8, max - claimed.length), {
