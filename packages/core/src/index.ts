@@ -68,7 +68,7 @@ export {
 } from "./job.input.ts";
 export { jobMachine, type JobMachine, type JobMachineContext, type JobRefusal } from "./job.machine.ts";
 export { sendVerdict, type SendSettlement, type SendVerdict } from "./job.send.ts";
-export { sweepSkippedReasons } from "./job.sweep.ts";
+export { endsRedriveSweep, sweepSkippedReasons } from "./job.sweep.ts";
 export {
   DEAD_REASONS,
   FINISH_OUTCOMES,
@@ -256,7 +256,7 @@ export {
 export { evolveQueue, foldQueue } from "./queue.evolve.ts";
 export { MAX_PRIORITY, MAX_QUEUE_LIMIT, MIN_PRIORITY, checkPriority, checkQueueLimit, checkQueueName } from "./queue.input.ts";
 export { queueMachine, type QueueMachine, type QueueMachineContext, type QueueRefusal } from "./queue.machine.ts";
-export { DEFAULT_QUEUE, newQueue, type QueueLimitState, type QueueLoad, type QueueSettings } from "./queue.types.ts";
+export { DEFAULT_QUEUE, isQueueFull, newQueue, type QueueLimitState, type QueueLoad, type QueueSettings } from "./queue.types.ts";
 
 // Every stream type of the event log, one list.
 export {

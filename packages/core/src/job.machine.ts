@@ -5,7 +5,7 @@ import type { JobCommand, RedriveCommand } from "./job.commands.ts";
 import { evolveJob } from "./job.evolve.ts";
 import { jobEvents, type JobEvent } from "./job.events.ts";
 import type { DeadReason, JobStreamState } from "./job.types.ts";
-import { DEFAULT_QUEUE } from "./queue.types.ts";
+import { DEFAULT_QUEUE, isQueueFull } from "./queue.types.ts";
 
 /**
  * Why the machine refused a command. Refusals are data (the machine stays where it was and no
@@ -94,11 +94,7 @@ export const jobMachine = setup({
       ((event.queue ?? DEFAULT_QUEUE) !== context.job.queue || (event.priority ?? 0) !== context.job.priority),
     isDue: ({ context, event }) => context.job.availableAt <= event.now,
     // The global concurrency limit of a queue: its leased count, read in the claim's transaction.
-    queueFull: ({ event }) =>
-      event.type === "job.claim" &&
-      event.queueLoad !== undefined &&
-      event.queueLoad.maxLeased !== null &&
-      event.queueLoad.leased >= event.queueLoad.maxLeased,
+    queueFull: ({ event }) => event.type === "job.claim" && isQueueFull(event.queueLoad),
     leaseExpired: ({ context, event }) => context.job.leaseUntil !== null && event.now >= context.job.leaseUntil,
     leaseHeld: ({ context, event }) => context.job.leaseUntil !== null && event.now < context.job.leaseUntil,
     attemptsExhausted: ({ context }) => context.job.attempts >= context.job.maxAttempts,

@@ -30,6 +30,15 @@ export interface QueueLoad {
   readonly maxLeased: number | null;
 }
 
+/**
+ * Whether a queue with `load` has no free slot: it has a limit and that many of its jobs are
+ * leased. The job machine's `queueFull` guard refuses a claim by it, and a batch claim leaves such
+ * a queue out of its search for pending jobs by it; undefined (no load read) is never full.
+ */
+export function isQueueFull(load: QueueLoad | undefined): boolean {
+  return load !== undefined && load.maxLeased !== null && load.leased >= load.maxLeased;
+}
+
 /** The queue `name` before its first event: unlimited, version 0. Never stored. */
 export function newQueue(name: string): QueueSettings {
   return { name, state: "unlimited", maxLeased: null, updatedAt: 0, version: 0 };

@@ -16,7 +16,7 @@ export { type EnqueueInput, type EnqueueOptions, type EnqueueResult } from "./jo
 export { MAX_CLAIM_QUEUES, type ClaimOptions, type ClaimedJob, type LeaseExpiry } from "./jobs/claim-jobs.ts";
 export { type FinishInput, type RunOnceResult, type Sender } from "./jobs/finish-jobs.ts";
 export { type CancelResult, type RedriveRecord } from "./jobs/job-operations.ts";
-export { QueueLimits, type QueueLimitsOptions, type SetQueueLimitResult } from "./queue-limits.ts";
+export type { SetQueueLimitResult } from "./queue-limits.ts";
 export { MAX_PRUNE_BATCH, type PruneOptions, type PruneResult } from "./job-retention.ts";
 export { JobWorker } from "./jobs/job-worker.ts";
 export type { DrainOptions, JobWorkerOptions, JobWorkerReport, JobWorkerResult } from "./jobs/job-worker-options.ts";

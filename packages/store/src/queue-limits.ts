@@ -27,12 +27,8 @@ export interface SetQueueLimitResult {
 /**
  * The global concurrency limits of named queues: each queue's settings are a stream decided by
  * the queue machine (`queue.limitSet` events), read by every claim in its transaction, where
- * the job machine's `queueFull` guard judges them. `JobQueue.setQueueLimit` and
- * `JobQueue.queueSettings` answer through it.
- *
- * @example
- * const limits = new QueueLimits(store);
- * await limits.setQueueLimit("emails", { maxLeased: 5 }); // at most 5 emails in flight, store-wide
+ * the job machine's `queueFull` guard judges them. Not exported: `JobQueue.setQueueLimit` and
+ * `JobQueue.queueSettings`, the one public way to set and read a limit, answer through it.
  */
 export class QueueLimits {
   readonly #store: VerqStore;

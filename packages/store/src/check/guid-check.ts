@@ -1,17 +1,9 @@
-import {
-  GUID_STREAM,
-  coerceError,
-  evolveGuid,
-  newGuidEntry,
-  type GuidEntry,
-  type GuidEvent,
-  type GuidEventType,
-} from "@verq/core";
+import { GUID_STREAM, evolveGuid, newGuidEntry, type GuidEntry, type GuidEvent, type GuidEventType } from "@verq/core";
 import { selectRowsByKeys } from "../sql/check/selectRowsByKeys.ts";
 import { selectRowsWithoutStream } from "../sql/check/selectRowsWithoutStream.ts";
 import { rowToEntry, type LedgerRow } from "../sql/ledger/ledgerRow.ts";
 import { streamName } from "./finding.ts";
-import { describeDifferences, eachPage, type StreamTypeCheck } from "./stream-check.ts";
+import { describeDifferences, eachPage, evolveOrReport, type StreamTypeCheck } from "./stream-check.ts";
 
 /** One GUID stream folded so far. */
 export interface GuidStreamAudit {
@@ -57,12 +49,10 @@ export const guidCheck: StreamTypeCheck<GuidStreamAudit> = {
       s.broken = true;
       return;
     }
-    try {
-      s.entry = evolveGuid(s.entry, { type: stored.type, data: stored.data } as GuidEvent);
-    } catch (error) {
-      report("EVENT_INVALID", name, `v${stored.version} ${stored.type}: ${coerceError(error).message}`);
-      s.broken = true;
-    }
+    const event = { type: stored.type, data: stored.data } as GuidEvent;
+    const entry = evolveOrReport(evolveGuid, s.entry, event, stored, name, report);
+    if (entry === undefined) s.broken = true;
+    else s.entry = entry;
   },
 
   async settle(db, streams, report) {

@@ -1,20 +1,11 @@
-import {
-  JOB_EVENT_TYPES,
-  JOB_STREAM,
-  canonicalJson,
-  coerceError,
-  evolveJob,
-  newJob,
-  type JobEvent,
-  type JobStreamState,
-} from "@verq/core";
+import { JOB_EVENT_TYPES, JOB_STREAM, canonicalJson, evolveJob, newJob, type JobEvent, type JobStreamState } from "@verq/core";
 import type { JobRow } from "../sql/jobs/jobRow.ts";
 import { rowToJob } from "../sql/jobs/jobRow.ts";
 import { selectRowsByKeys } from "../sql/check/selectRowsByKeys.ts";
 import { selectRowsWithoutStream } from "../sql/check/selectRowsWithoutStream.ts";
 import type { RedrivesTable } from "../schema.ts";
 import { streamName } from "./finding.ts";
-import { describeDifferences, eachPage, num, type StreamTypeCheck } from "./stream-check.ts";
+import { describeDifferences, eachPage, evolveOrReport, num, typedEvent, type StreamTypeCheck } from "./stream-check.ts";
 
 interface ExpectedRedrive {
   readonly position: number;
@@ -71,12 +62,11 @@ export const jobCheck: StreamTypeCheck<JobStreamAudit> = {
   step(s, stored, report) {
     if (s.broken) return;
     const name = streamName(JOB_STREAM, s.id);
-    if (!(JOB_EVENT_TYPES as readonly string[]).includes(stored.type)) {
-      report("EVENT_INVALID", name, `v${stored.version} has the unknown type ${JSON.stringify(stored.type)}`);
+    const event = typedEvent<JobEvent>(stored, JOB_EVENT_TYPES, name, report);
+    if (event === undefined) {
       s.broken = true;
       return;
     }
-    const event = { type: stored.type, data: stored.data } as JobEvent;
     const before = s.job;
     if (before.state !== "new") {
       if (event.type === "job.claimed") {
@@ -117,13 +107,12 @@ export const jobCheck: StreamTypeCheck<JobStreamAudit> = {
         if (earlier === undefined) s.finished.set(token, stored.version);
       }
     }
-    try {
-      s.job = evolveJob(before, event);
-    } catch (error) {
-      report("EVENT_INVALID", name, `v${stored.version} ${stored.type}: ${coerceError(error).message}`);
+    const job = evolveOrReport(evolveJob, before, event, stored, name, report);
+    if (job === undefined) {
       s.broken = true;
       return;
     }
+    s.job = job;
     if (event.type === "job.enqueued") {
       s.payloadJson = canonicalJson(event.data.payload);
       s.enqueuePosition = stored.position;

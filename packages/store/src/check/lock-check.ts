@@ -1,6 +1,6 @@
-import { LOCK_EVENT_TYPES, LOCK_STREAM, coerceError, evolveLock, newLock, type LockEvent, type OperatorLock } from "@verq/core";
+import { LOCK_EVENT_TYPES, LOCK_STREAM, evolveLock, newLock, type LockEvent, type OperatorLock } from "@verq/core";
 import { streamName } from "./finding.ts";
-import type { StreamTypeCheck } from "./stream-check.ts";
+import { evolveOrReport, typedEvent, type StreamTypeCheck } from "./stream-check.ts";
 
 /** One operator lock's stream folded so far. */
 export interface LockStreamAudit {
@@ -21,17 +21,10 @@ export const lockCheck: StreamTypeCheck<LockStreamAudit> = {
   step(s, stored, report) {
     if (s.broken) return;
     const name = streamName(LOCK_STREAM, s.name);
-    if (!(LOCK_EVENT_TYPES as readonly string[]).includes(stored.type)) {
-      report("EVENT_INVALID", name, `v${stored.version} has the unknown type ${JSON.stringify(stored.type)}`);
-      s.broken = true;
-      return;
-    }
-    try {
-      s.lock = evolveLock(s.lock, { type: stored.type, data: stored.data } as LockEvent);
-    } catch (error) {
-      report("EVENT_INVALID", name, `v${stored.version} ${stored.type}: ${coerceError(error).message}`);
-      s.broken = true;
-    }
+    const event = typedEvent<LockEvent>(stored, LOCK_EVENT_TYPES, name, report);
+    const lock = event === undefined ? undefined : evolveOrReport(evolveLock, s.lock, event, stored, name, report);
+    if (lock === undefined) s.broken = true;
+    else s.lock = lock;
   },
 
   settle: () => Promise.resolve(),

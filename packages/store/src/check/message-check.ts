@@ -1,18 +1,10 @@
-import {
-  MESSAGE_EVENT_TYPES,
-  MESSAGE_STREAM,
-  coerceError,
-  evolveMessage,
-  newMessage,
-  type Message,
-  type MessageEvent,
-} from "@verq/core";
+import { MESSAGE_EVENT_TYPES, MESSAGE_STREAM, evolveMessage, newMessage, type Message, type MessageEvent } from "@verq/core";
 import { selectRowsByKeys } from "../sql/check/selectRowsByKeys.ts";
 import { selectRowsWithoutStream } from "../sql/check/selectRowsWithoutStream.ts";
 import type { MessageDuplicatesTable, MessagesTable, ProcessedTable } from "../sql/files/messageTables.ts";
 import { rowToMessage } from "../sql/files/messageRow.ts";
 import { streamName, type Report } from "./finding.ts";
-import { describeDifferences, eachPage, num, type StreamTypeCheck } from "./stream-check.ts";
+import { describeDifferences, eachPage, evolveOrReport, num, typedEvent, type StreamTypeCheck } from "./stream-check.ts";
 
 /** One message stream (a file's life) folded so far, with the rows its events project besides `messages`. */
 export interface MessageStreamAudit {
@@ -54,19 +46,13 @@ export const messageCheck: StreamTypeCheck<MessageStreamAudit> = {
   step(s, stored, report) {
     if (s.broken) return;
     const name = streamName(MESSAGE_STREAM, s.id);
-    if (!(MESSAGE_EVENT_TYPES as readonly string[]).includes(stored.type)) {
-      report("EVENT_INVALID", name, `v${stored.version} has the unknown type ${JSON.stringify(stored.type)}`);
+    const event = typedEvent<MessageEvent>(stored, MESSAGE_EVENT_TYPES, name, report);
+    const message = event === undefined ? undefined : evolveOrReport(evolveMessage, s.message, event, stored, name, report);
+    if (event === undefined || message === undefined) {
       s.broken = true;
       return;
     }
-    const event = { type: stored.type, data: stored.data } as MessageEvent;
-    try {
-      s.message = evolveMessage(s.message, event);
-    } catch (error) {
-      report("EVENT_INVALID", name, `v${stored.version} ${stored.type}: ${coerceError(error).message}`);
-      s.broken = true;
-      return;
-    }
+    s.message = message;
     if (event.type === "message.recorded") {
       const d = event.data;
       s.processed.set(d.key, {

@@ -1,17 +1,9 @@
-import {
-  QUEUE_EVENT_TYPES,
-  QUEUE_STREAM,
-  coerceError,
-  evolveQueue,
-  newQueue,
-  type QueueEvent,
-  type QueueSettings,
-} from "@verq/core";
+import { QUEUE_EVENT_TYPES, QUEUE_STREAM, evolveQueue, newQueue, type QueueEvent, type QueueSettings } from "@verq/core";
 import type { QueuesTable } from "../schema.ts";
 import { selectRowsByKeys } from "../sql/check/selectRowsByKeys.ts";
 import { selectRowsWithoutStream } from "../sql/check/selectRowsWithoutStream.ts";
 import { streamName } from "./finding.ts";
-import { describeDifferences, eachPage, num, type StreamTypeCheck } from "./stream-check.ts";
+import { describeDifferences, eachPage, evolveOrReport, num, typedEvent, type StreamTypeCheck } from "./stream-check.ts";
 
 /** One queue stream folded so far. */
 export interface QueueStreamAudit {
@@ -31,17 +23,10 @@ export const queueCheck: StreamTypeCheck<QueueStreamAudit> = {
   step(s, stored, report) {
     if (s.broken) return;
     const name = streamName(QUEUE_STREAM, s.name);
-    if (!(QUEUE_EVENT_TYPES as readonly string[]).includes(stored.type)) {
-      report("EVENT_INVALID", name, `v${stored.version} has the unknown type ${JSON.stringify(stored.type)}`);
-      s.broken = true;
-      return;
-    }
-    try {
-      s.queue = evolveQueue(s.queue, { type: stored.type, data: stored.data } as QueueEvent);
-    } catch (error) {
-      report("EVENT_INVALID", name, `v${stored.version} ${stored.type}: ${coerceError(error).message}`);
-      s.broken = true;
-    }
+    const event = typedEvent<QueueEvent>(stored, QUEUE_EVENT_TYPES, name, report);
+    const queue = event === undefined ? undefined : evolveOrReport(evolveQueue, s.queue, event, stored, name, report);
+    if (queue === undefined) s.broken = true;
+    else s.queue = queue;
   },
 
   async settle(db, streams, report) {

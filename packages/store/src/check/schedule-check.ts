@@ -2,7 +2,6 @@ import {
   SCHEDULE_EVENT_TYPES,
   SCHEDULE_STREAM,
   canonicalJson,
-  coerceError,
   evolveSchedule,
   newSchedule,
   type Schedule,
@@ -12,7 +11,7 @@ import { selectRowsByKeys } from "../sql/check/selectRowsByKeys.ts";
 import { selectRowsWithoutStream } from "../sql/check/selectRowsWithoutStream.ts";
 import { rowToSchedule, type SchedulesTable } from "../sql/schedules/scheduleTables.ts";
 import { streamName } from "./finding.ts";
-import { describeDifferences, eachPage, type StreamTypeCheck } from "./stream-check.ts";
+import { describeDifferences, eachPage, evolveOrReport, typedEvent, type StreamTypeCheck } from "./stream-check.ts";
 
 /** One schedule stream folded so far. */
 export interface ScheduleStreamAudit {
@@ -34,12 +33,11 @@ export const scheduleCheck: StreamTypeCheck<ScheduleStreamAudit> = {
   step(s, stored, report) {
     if (s.broken) return;
     const name = streamName(SCHEDULE_STREAM, s.id);
-    if (!(SCHEDULE_EVENT_TYPES as readonly string[]).includes(stored.type)) {
-      report("EVENT_INVALID", name, `v${stored.version} has the unknown type ${JSON.stringify(stored.type)}`);
+    const event = typedEvent<ScheduleEvent>(stored, SCHEDULE_EVENT_TYPES, name, report);
+    if (event === undefined) {
       s.broken = true;
       return;
     }
-    const event = { type: stored.type, data: stored.data } as ScheduleEvent;
     if (event.type === "schedule.fired" && s.schedule.lastSlot !== null && event.data.slot <= s.schedule.lastSlot) {
       report(
         "EVENT_INVALID",
@@ -47,12 +45,9 @@ export const scheduleCheck: StreamTypeCheck<ScheduleStreamAudit> = {
         `v${stored.version} schedule.fired records slot ${event.data.slot}, not after the last slot ${s.schedule.lastSlot}`,
       );
     }
-    try {
-      s.schedule = evolveSchedule(s.schedule, event);
-    } catch (error) {
-      report("EVENT_INVALID", name, `v${stored.version} ${stored.type}: ${coerceError(error).message}`);
-      s.broken = true;
-    }
+    const schedule = evolveOrReport(evolveSchedule, s.schedule, event, stored, name, report);
+    if (schedule === undefined) s.broken = true;
+    else s.schedule = schedule;
   },
 
   async settle(db, streams, report) {

@@ -1,3 +1,4 @@
+import { coerceError } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 import type { StoredEvent } from "../sql/events/storedEvent.ts";
@@ -63,5 +64,40 @@ export async function eachPage<Row>(
     const last = rows.at(-1);
     if (last === undefined || rows.length < batchSize) return;
     after = keyOf(last);
+  }
+}
+
+/**
+ * `stored` as an event of its stream type, when its type is one of `types`; otherwise reports
+ * `EVENT_INVALID` for stream `name` and returns undefined (the caller then stops folding it).
+ */
+export function typedEvent<E extends { readonly type: string }>(
+  stored: StoredEvent,
+  types: readonly string[],
+  name: string,
+  report: Report,
+): E | undefined {
+  if (types.includes(stored.type)) return { type: stored.type, data: stored.data } as unknown as E;
+  report("EVENT_INVALID", name, `v${stored.version} has the unknown type ${JSON.stringify(stored.type)}`);
+  return undefined;
+}
+
+/**
+ * `evolve(state, event)`, the fold the store projects with; when it throws (an event its state
+ * cannot take), reports `EVENT_INVALID` for stream `name` with the reason and returns undefined.
+ */
+export function evolveOrReport<S, E>(
+  evolve: (state: S, event: E) => S,
+  state: S,
+  event: E,
+  stored: StoredEvent,
+  name: string,
+  report: Report,
+): S | undefined {
+  try {
+    return evolve(state, event);
+  } catch (error) {
+    report("EVENT_INVALID", name, `v${stored.version} ${stored.type}: ${coerceError(error).message}`);
+    return undefined;
   }
 }

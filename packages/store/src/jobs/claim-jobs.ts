@@ -4,6 +4,7 @@ import {
   checkIdentifier,
   checkLeaseMs,
   checkQueueName,
+  isQueueFull,
   jobCommands,
   type Job,
   type JobEvent,
@@ -61,11 +62,15 @@ export function checkClaim(context: JobContext, owner: string, max: number, opti
   checkIdentifier(owner, "the owner", "VERQ_INVALID_ARGUMENT");
   checkBatchSize(max);
   const leaseMs = checkLeaseMs(options?.leaseMs ?? context.defaultLeaseMs);
-  const queues = options?.queues ?? [DEFAULT_QUEUE];
+  return { leaseMs, queues: checkClaimQueues(options?.queues ?? [DEFAULT_QUEUE]) };
+}
+
+/** The queues a claim names, checked (1 to {@link MAX_CLAIM_QUEUES} queue names) and without repeats. */
+export function checkClaimQueues(queues: readonly string[]): readonly string[] {
   if (!isArray(queues) || queues.length === 0 || queues.length > MAX_CLAIM_QUEUES) {
     throw new VerqError("VERQ_INVALID_ARGUMENT", `queues must name 1 to ${MAX_CLAIM_QUEUES} queues`);
   }
-  return { leaseMs, queues: [...new Set(queues.map(checkQueueName))] };
+  return [...new Set(queues.map(checkQueueName))];
 }
 
 /**
@@ -101,13 +106,10 @@ export async function claimIn(
   const unlimited = jobCommands.claim({ owner, leaseMs, now });
   const claimed: ClaimedJob[] = [];
   const expired: LeaseExpiry[] = [];
-  const hasRoom = (queue: string) => {
-    const load = loads.get(queue);
-    return load === undefined || load.maxLeased === null || load.leased < load.maxLeased;
-  };
+  const hasRoom = (queue: string) => !isQueueFull(loads.get(queue));
   while (claimed.length < max) {
-    // Full queues are left out of the search for pending jobs; the machine's queueFull guard
-    // still decides each claim. Some candidates do not end leased (an expired last attempt goes
+    // Full queues (core's isQueueFull) are left out of the search for pending jobs; the
+    // machine's queueFull guard, the same rule, still decides each claim. Some candidates do not end leased (an expired last attempt goes
     // dead): ask again.
     const due = queues.filter(hasRoom);
     const candidates = await context.claimCandidates(trx, store.dialect, now, Math.max(8, max - claimed.length), {

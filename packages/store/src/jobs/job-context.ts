@@ -135,12 +135,17 @@ export function answer({ before, decision }: DecidedJob, command?: JobCommand): 
   return false;
 }
 
+/** A count named `name`, checked: a whole number from 1 to `max` ({@link MAX_BATCH_SIZE} unless told), else `VERQ_INVALID_ARGUMENT`. */
+export function checkCount(value: number, name: string, max = MAX_BATCH_SIZE): number {
+  if (!Number.isSafeInteger(value) || value < 1 || value > max) {
+    throw new VerqError("VERQ_INVALID_ARGUMENT", `${name} must be a whole number from 1 to ${max}`);
+  }
+  return value;
+}
+
 /** A batch or page size, checked: a whole number from 1 to {@link MAX_BATCH_SIZE}. */
 export function checkBatchSize(max: number): number {
-  if (!Number.isSafeInteger(max) || max < 1 || max > MAX_BATCH_SIZE) {
-    throw new VerqError("VERQ_INVALID_ARGUMENT", `a batch size must be a whole number from 1 to ${MAX_BATCH_SIZE}`);
-  }
-  return max;
+  return checkCount(max, "a batch size");
 }
 
 /** `Array.isArray` without narrowing a typed array to `any[]` (callers in plain JS may pass anything). */

@@ -2,16 +2,17 @@ import {
   VerqError,
   checkIdentifier,
   checkTime,
-  isVerqError,
+  endsRedriveSweep,
   jobCommands,
   sweepSkippedReasons,
   type DeadReason,
+  type JobCommand,
 } from "@verq/core";
 import { pruneJobs, type PruneOptions, type PruneResult } from "../job-retention.ts";
 import { countRedrivesSince } from "../sql/jobs/countRedrivesSince.ts";
 import { selectJobsByState } from "../sql/jobs/selectJobsByState.ts";
 import { selectOriginalWindow } from "../sql/jobs/selectOriginalWindow.ts";
-import { answer, handleJobs, type JobContext } from "./job-context.ts";
+import { answer, handleJobs, type DecidedJob, type JobContext } from "./job-context.ts";
 
 /** The audit record of one redrive. */
 export interface RedriveRecord {
@@ -50,10 +51,26 @@ export async function redriveJob(
   id: string,
   options: { note: string; deadline?: number },
 ): Promise<RedriveRecord> {
+  const attempt = await attemptRedrive(context, id, options);
+  if ("record" in attempt) return attempt.record;
+  answer(attempt.refused, attempt.command);
+  throw new VerqError("VERQ_UNEXPECTED", `the redrive of ${id} wrote no job.redriven`);
+}
+
+/** One redrive in a transaction of its own: its record, or the machine's refusal with nothing written. */
+type RedriveAttempt =
+  | { readonly record: RedriveRecord }
+  | { readonly refused: DecidedJob & { readonly decision: { readonly accepted: false } }; readonly command: JobCommand };
+
+async function attemptRedrive(
+  context: JobContext,
+  id: string,
+  options: { note: string; deadline?: number },
+): Promise<RedriveAttempt> {
   checkIdentifier(id, "a job id");
   if (options?.deadline !== undefined) checkTime(options.deadline, "the deadline");
   const { store, redriveLimit } = context;
-  return store.transaction(async (trx) => {
+  return store.transaction(async (trx): Promise<RedriveAttempt> => {
     // Redrives take turns, so that the count of recent ones below is the count the limit judges.
     await store.dialect.statements.exclusive(trx, "job.redrive");
     const now = context.clock.now();
@@ -66,12 +83,14 @@ export async function redriveJob(
       now,
     });
     const [decided] = await handleJobs(context, trx, [{ id, commands: [command] }]);
-    const redriven = decided !== undefined && answer(decided, command) ? decided.decision : undefined;
-    const event = redriven?.accepted === true ? redriven.events.find((e) => e.type === "job.redriven") : undefined;
+    if (decided === undefined) throw new Error("no decision for one redrive");
+    const { before, decision } = decided;
+    if (!decision.accepted) return { refused: { before, decision }, command };
+    const event = decision.events.find((e) => e.type === "job.redriven");
     if (event?.type !== "job.redriven") throw new VerqError("VERQ_UNEXPECTED", `the redrive of ${id} wrote no job.redriven`);
     const { previousToken, note, deadline } = event.data;
     await store.announce(trx, "jobs");
-    return { jobId: id, previousToken, at: now, note, deadline };
+    return { record: { jobId: id, previousToken, at: now, note, deadline } };
   });
 }
 
@@ -106,7 +125,8 @@ export async function cancelJob(context: JobContext, id: string, options: { note
 /**
  * Redrives dead jobs (optionally of one reason), oldest first, each as {@link redriveJob}, as far
  * as the rate limit allows; what the limit holds back is reported as `deferred`. The reasons a
- * sweep passes over are core's rule (`sweepSkippedReasons`: cancelled, unless asked for).
+ * sweep passes over, and the refusal that ends it, are core's rules (`sweepSkippedReasons`:
+ * cancelled, unless asked for; `endsRedriveSweep`: the limit reached).
  */
 export async function redriveDead(
   context: JobContext,
@@ -122,14 +142,17 @@ export async function redriveDead(
   const redriven: RedriveRecord[] = [];
   // One transaction per job, not one decision over the list: each redrive is decided from the
   // recent redrives counted while redrives take turns, which the one before it changed.
+  const input = options.deadline === undefined ? { note: options.note } : { note: options.note, deadline: options.deadline };
   for (const job of dead) {
-    try {
-      const input = options.deadline === undefined ? { note: options.note } : { note: options.note, deadline: options.deadline };
-      redriven.push(await redriveJob(context, job.id, input));
-    } catch (error) {
-      if (isVerqError(error, "VERQ_REDRIVE_RATE_LIMITED")) break;
-      throw error;
+    const attempt = await attemptRedrive(context, job.id, input);
+    if ("record" in attempt) {
+      redriven.push(attempt.record);
+      continue;
     }
+    // The machine's refusal, not its coded error, tells whether the rest of the sweep must wait.
+    if (endsRedriveSweep(attempt.refused.decision.refusal)) break;
+    answer(attempt.refused, attempt.command);
+    throw new VerqError("VERQ_UNEXPECTED", `the redrive of ${job.id} wrote no job.redriven`);
   }
   return { redriven, deferred: dead.length - redriven.length };
 }

@@ -1,8 +1,8 @@
-import { VerqError, checkIdentifier, checkLeaseMs, checkQueueName, type FinishOutcome } from "@verq/core";
+import { VerqError, checkIdentifier, checkLeaseMs, type FinishOutcome } from "@verq/core";
 import { elapsedMs, errorFields, type VerqLogger } from "../verq-logger.ts";
-import { MAX_CLAIM_QUEUES, type ClaimOptions, type ClaimedJob, type LeaseExpiry } from "./claim-jobs.ts";
+import { checkClaimQueues, type ClaimOptions, type ClaimedJob, type LeaseExpiry } from "./claim-jobs.ts";
 import { sendForOutcome, type FinishInput, type Sender } from "./finish-jobs.ts";
-import { MAX_BATCH_SIZE } from "./job-context.ts";
+import { MAX_BATCH_SIZE, checkCount } from "./job-context.ts";
 import type { JobQueue } from "./job-queue.ts";
 import type { DrainOptions, JobWorkerOptions, JobWorkerReport, JobWorkerResult } from "./job-worker-options.ts";
 
@@ -85,7 +85,7 @@ export class JobWorker {
     this.#concurrency = checkCount(options.concurrency ?? 1, "concurrency");
     this.#batchSize = checkCount(options.batchSize ?? this.#concurrency, "batchSize");
     this.#leaseMs = options.leaseMs === undefined ? undefined : checkLeaseMs(options.leaseMs);
-    this.#queues = options.queues === undefined ? undefined : checkQueues(options.queues);
+    this.#queues = options.queues === undefined ? undefined : checkClaimQueues(options.queues);
     this.#idleMs = checkCount(options.idleMs ?? 100, "idleMs", 3_600_000);
     this.#onSendError = options.onSendError;
     this.#onFinished = options.onFinished;
@@ -370,18 +370,3 @@ export class JobWorker {
 }
 
 const heldKey = (id: string, token: number): string => `${token}:${id}`;
-
-function checkCount(value: number, name: string, max = MAX_BATCH_SIZE): number {
-  if (!Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw new VerqError("VERQ_INVALID_ARGUMENT", `${name} must be a whole number from 1 to ${max}`);
-  }
-  return value;
-}
-
-/** A worker's queues, checked when it is built rather than at its first claim. */
-function checkQueues(queues: readonly string[]): readonly string[] {
-  if (!Array.isArray(queues) || queues.length === 0 || queues.length > MAX_CLAIM_QUEUES) {
-    throw new VerqError("VERQ_INVALID_ARGUMENT", `queues must name 1 to ${MAX_CLAIM_QUEUES} queues`);
-  }
-  return queues.map(checkQueueName);
-}
