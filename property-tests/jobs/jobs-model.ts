@@ -153,6 +153,8 @@ export class JobsModel {
       orderingKey: null,
       queue: input.queue,
       priority: input.priority,
+      kind: null,
+      lastFailure: null,
       leaseExpiries: 0,
       enqueuedAt: this.now,
       updatedAt: this.now,

@@ -32,7 +32,9 @@ export {
   type CancelCommand,
   type ClaimCommand,
   type EnqueueCommand,
+  type FailCommand,
   type FinishCommand,
+  type HandledKinds,
   type HeartbeatCommand,
   type JobCommand,
   type PruneCommand,
@@ -49,6 +51,7 @@ export {
   type JobEnqueued,
   type JobEvent,
   type JobEventType,
+  type JobFailed,
   type JobPruned,
   type JobsPruned,
 } from "./job.events.ts";
@@ -58,8 +61,10 @@ export {
   MAX_ATTEMPTS_LIMIT,
   MAX_IDENTIFIER_LENGTH,
   MAX_LEASE_MS,
+  KIND_NAME_PATTERN,
   checkFutureTime,
   checkIdentifier,
+  checkKindName,
   checkLeaseMs,
   checkMaxAttempts,
   checkOutcome,
@@ -67,7 +72,16 @@ export {
   checkToken,
 } from "./job.input.ts";
 export { jobMachine, type JobMachine, type JobMachineContext, type JobRefusal } from "./job.machine.ts";
-export { sendVerdict, type SendSettlement, type SendVerdict } from "./job.send.ts";
+export { sendVerdict, type FailureClassifier, type SendSettlement, type SendVerdict } from "./job.send.ts";
+export {
+  FAILURE_CATEGORIES,
+  describeFailure,
+  failureCategoryOf,
+  isJobFailure,
+  type FailureCategory,
+  type JobFailure,
+  type RecordedFailure,
+} from "./job.failure.ts";
 export { endsRedriveSweep, sweepSkippedReasons } from "./job.sweep.ts";
 export {
   DEAD_REASONS,

@@ -1,3 +1,4 @@
+import type { JobFailure } from "./job.failure.ts";
 import type { JsonValue } from "./json.ts";
 import type { FinishOutcome } from "./job.types.ts";
 import type { QueueLoad } from "./queue.types.ts";
@@ -23,7 +24,19 @@ export interface EnqueueCommand {
   readonly queue?: string;
   /** Higher is claimed first among due jobs; 0 when absent (see `checkPriority`). */
   readonly priority?: number;
+  /** The job's kind, which routes it to its handler; none when absent (see `checkKindName`). */
+  readonly kind?: string;
   readonly now: number;
+}
+
+/**
+ * The kinds a claimer has handlers for: jobs of the kinds `names`, and jobs without a kind when
+ * `kindless`. A job of another kind is refused as `kind-not-handled` and stays where it is for a
+ * claimer that handles it.
+ */
+export interface HandledKinds {
+  readonly names: readonly string[];
+  readonly kindless: boolean;
 }
 
 /**
@@ -40,6 +53,8 @@ export interface ClaimCommand {
   readonly leaseMs: number;
   /** The job's queue as the caller read it in the claim's transaction; absent: no limit. */
   readonly queueLoad?: QueueLoad;
+  /** The kinds the claimer handles; absent: every job, whatever its kind. */
+  readonly kinds?: HandledKinds;
   readonly now: number;
 }
 /**
@@ -53,6 +68,22 @@ export interface FinishCommand {
   readonly outcome: FinishOutcome;
   /** Backoff before the next attempt, drawn by the caller's policy and RNG; used only for `retry`. */
   readonly retryDelayMs: number;
+  /** What the attempt failed with, for `retry` and `permanent`: recorded on the event the finish appends. */
+  readonly failure?: JobFailure;
+  readonly now: number;
+}
+
+/**
+ * Report a failure of the attempt that holds `token` whose effect is unknown (SPEC J5): an
+ * unexpected error or a bad acknowledgement. Accepted only while the job is leased and `token`
+ * is its current token (as a finish); the job stays leased with the same token, lease and
+ * attempts, and `job.failed` records `failure`. Refused as `stale-token`, `not-leased` or
+ * `unknown-job`, changing nothing.
+ */
+export interface FailCommand {
+  readonly type: "job.fail";
+  readonly token: number;
+  readonly failure: JobFailure;
   readonly now: number;
 }
 /**
@@ -121,13 +152,14 @@ export interface CancelCommand {
 
 /** Everything a caller may ask of a job; each is decided by `jobMachine` through a `JobDecider`. */
 export type JobCommand =
-  EnqueueCommand | ClaimCommand | FinishCommand | HeartbeatCommand | RedriveCommand | PruneCommand | CancelCommand;
+  EnqueueCommand | ClaimCommand | FinishCommand | FailCommand | HeartbeatCommand | RedriveCommand | PruneCommand | CancelCommand;
 
 /** Typed creators: the only place command type strings are spelled. */
 export const jobCommands = {
   enqueue: (c: Omit<EnqueueCommand, "type">): EnqueueCommand => ({ type: "job.enqueue", ...c }),
   claim: (c: Omit<ClaimCommand, "type">): ClaimCommand => ({ type: "job.claim", ...c }),
   finish: (c: Omit<FinishCommand, "type">): FinishCommand => ({ type: "job.finish", ...c }),
+  fail: (c: Omit<FailCommand, "type">): FailCommand => ({ type: "job.fail", ...c }),
   heartbeat: (c: Omit<HeartbeatCommand, "type">): HeartbeatCommand => ({ type: "job.heartbeat", ...c }),
   redrive: (c: Omit<RedriveCommand, "type">): RedriveCommand => ({ type: "job.redrive", ...c }),
   prune: (c: Omit<PruneCommand, "type">): PruneCommand => ({ type: "job.prune", ...c }),

@@ -1,3 +1,4 @@
+import type { JobFailure } from "./job.failure.ts";
 import type { JsonValue } from "./json.ts";
 import type { DeadReason, JobState } from "./job.types.ts";
 
@@ -25,6 +26,8 @@ export interface JobEnqueued {
     readonly queue?: string;
     /** The job's priority; absent in events written before priorities existed, which means 0. */
     readonly priority?: number;
+    /** The job's kind; absent for a job enqueued without one. */
+    readonly kind?: string;
     readonly at: number;
   };
 }
@@ -71,7 +74,26 @@ export interface JobCompleted {
  */
 export interface JobRetryScheduled {
   readonly type: "job.retryScheduled";
-  readonly data: { readonly token: number; readonly availableAt: number; readonly at: number };
+  readonly data: {
+    readonly token: number;
+    readonly availableAt: number;
+    /** What the attempt failed with; absent in events written before failures were recorded. */
+    readonly failure?: JobFailure;
+    readonly attempt?: number;
+    readonly at: number;
+  };
+}
+
+/**
+ * A failure reported by the holder of the current token whose effect is unknown (SPEC J5): the
+ * handler threw something that is neither `Retryable` nor `Permanent` nor mapped by its
+ * classifier, or returned something other than `true`. Leased → leased: the job keeps its lease,
+ * token and attempts, and is claimed again only once the lease expires. `failure` holds
+ * identifiers only (class, code, HTTP status), never the error's text.
+ */
+export interface JobFailed {
+  readonly type: "job.failed";
+  readonly data: { readonly token: number; readonly attempt: number; readonly failure: JobFailure; readonly at: number };
 }
 /**
  * Leased → dead (SPEC J1, J4): a finish `permanent` (`permanent`); a finish `retry` with the
@@ -81,7 +103,14 @@ export interface JobRetryScheduled {
  */
 export interface JobDied {
   readonly type: "job.died";
-  readonly data: { readonly token: number; readonly reason: DeadReason; readonly at: number };
+  readonly data: {
+    readonly token: number;
+    readonly reason: DeadReason;
+    /** What the last attempt failed with, when a finish reported it (`permanent`, or a retry past the budget). */
+    readonly failure?: JobFailure;
+    readonly attempt?: number;
+    readonly at: number;
+  };
 }
 /**
  * An operator's redrive of a dead job (SPEC J6): dead → pending, due at once, attempts 0, the
@@ -134,6 +163,7 @@ export type JobEvent =
   | JobLeaseExtended
   | JobCompleted
   | JobRetryScheduled
+  | JobFailed
   | JobDied
   | JobRedriven
   | JobPruned
@@ -171,6 +201,7 @@ export const jobEvents = {
   leaseExtended: (data: JobLeaseExtended["data"]): JobLeaseExtended => ({ type: "job.leaseExtended", data }),
   completed: (data: JobCompleted["data"]): JobCompleted => ({ type: "job.completed", data }),
   retryScheduled: (data: JobRetryScheduled["data"]): JobRetryScheduled => ({ type: "job.retryScheduled", data }),
+  failed: (data: JobFailed["data"]): JobFailed => ({ type: "job.failed", data }),
   died: (data: JobDied["data"]): JobDied => ({ type: "job.died", data }),
   redriven: (data: JobRedriven["data"]): JobRedriven => ({ type: "job.redriven", data }),
   pruned: (data: JobPruned["data"]): JobPruned => ({ type: "job.pruned", data }),
@@ -186,6 +217,7 @@ export const JOB_EVENT_TYPES: readonly JobEventType[] = [
   "job.leaseExtended",
   "job.completed",
   "job.retryScheduled",
+  "job.failed",
   "job.died",
   "job.redriven",
   "job.cancelled",

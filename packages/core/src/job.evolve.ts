@@ -1,4 +1,5 @@
 import type { JobEvent } from "./job.events.ts";
+import type { JobFailure, RecordedFailure } from "./job.failure.ts";
 import { newJob, type Job, type JobStreamState } from "./job.types.ts";
 import { DEFAULT_QUEUE } from "./queue.types.ts";
 
@@ -29,6 +30,8 @@ export function evolveJob(job: JobStreamState, event: JobEvent): Job {
       orderingKey: d.orderingKey,
       queue: d.queue ?? DEFAULT_QUEUE,
       priority: d.priority ?? 0,
+      kind: d.kind ?? null,
+      lastFailure: null,
       leaseExpiries: 0,
       enqueuedAt: d.at,
       updatedAt: d.at,
@@ -54,9 +57,26 @@ export function evolveJob(job: JobStreamState, event: JobEvent): Job {
     case "job.completed":
       return { ...base, state: "done", owner: null, leaseUntil: null };
     case "job.retryScheduled":
-      return { ...base, state: "pending", owner: null, leaseUntil: null, availableAt: event.data.availableAt };
+      return {
+        ...base,
+        state: "pending",
+        owner: null,
+        leaseUntil: null,
+        availableAt: event.data.availableAt,
+        lastFailure: recorded(job, event.data),
+      };
+    case "job.failed":
+      return { ...base, lastFailure: recorded(job, event.data) };
     case "job.died":
-      return { ...base, state: "dead", owner: null, leaseUntil: null, reason: event.data.reason, deadSince: event.data.at };
+      return {
+        ...base,
+        state: "dead",
+        owner: null,
+        leaseUntil: null,
+        reason: event.data.reason,
+        deadSince: event.data.at,
+        lastFailure: recorded(job, event.data),
+      };
     case "job.redriven":
       return {
         ...base,
@@ -73,6 +93,15 @@ export function evolveJob(job: JobStreamState, event: JobEvent): Job {
     case "job.cancelled":
       return { ...base, state: "dead", owner: null, leaseUntil: null, reason: "cancelled", deadSince: event.data.at };
   }
+}
+
+/** The job's last failure after an event that may carry one: the event's, else the one it had. */
+function recorded(
+  job: Job,
+  data: { readonly failure?: JobFailure; readonly attempt?: number; readonly token: number; readonly at: number },
+): RecordedFailure | null {
+  if (data.failure === undefined) return job.lastFailure;
+  return { ...data.failure, attempt: data.attempt ?? job.attempts, token: data.token, at: data.at };
 }
 
 /** The fold of a whole stream, in version order; `null` for an empty one. Throws as {@link evolveJob} does. */

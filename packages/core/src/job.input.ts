@@ -89,3 +89,17 @@ export function checkOutcome(value: unknown): FinishOutcome {
   }
   return value as FinishOutcome;
 }
+
+/** A job kind's name: a letter, then up to 63 letters, digits or `_ . : -` (it is a metric label and a CLI word). */
+export const KIND_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
+
+/**
+ * Returns `value` when it is a job kind's name ({@link KIND_NAME_PATTERN}); otherwise throws
+ * `VERQ_INVALID_ARGUMENT`.
+ */
+export function checkKindName(value: unknown): string {
+  if (typeof value !== "string" || !KIND_NAME_PATTERN.test(value)) {
+    fail("VERQ_INVALID_ARGUMENT", "a job kind is a letter, then up to 63 letters, digits or _ . : -");
+  }
+  return value;
+}

@@ -1,7 +1,7 @@
 import { assign, not, setup } from "xstate";
 import { canonicalJson } from "./json.ts";
 import { isValidRedriveNote } from "./redrive-note.ts";
-import type { JobCommand, RedriveCommand } from "./job.commands.ts";
+import type { FinishCommand, HandledKinds, JobCommand, RedriveCommand } from "./job.commands.ts";
 import { evolveJob } from "./job.evolve.ts";
 import { jobEvents, type JobEvent } from "./job.events.ts";
 import type { DeadReason, JobStreamState } from "./job.types.ts";
@@ -15,7 +15,9 @@ import { DEFAULT_QUEUE, isQueueFull } from "./queue.types.ts";
  * - claim, finish, heartbeat or redrive of a stream with no job: `unknown-job`;
  * - claim: `queue-full` (pending, and the job's queue has `maxLeased` jobs leased),
  *   `not-due` (pending, `availableAt > now`), `lease-held` (leased, `now < leaseUntil`),
- *   `not-claimable` (done or dead);
+ *   `not-claimable` (done or dead), `kind-not-handled` (the job's kind is not one the claimer
+ *   handles: it stays for one that does);
+ * - fail (a failure whose effect is unknown): `stale-token`, `not-leased`, `unknown-job`;
  * - finish and heartbeat: `stale-token` (not the current token), `not-leased`, and for a
  *   heartbeat `lease-expired` (`now >= leaseUntil`);
  * - redrive: `not-dead`, `invalid-note` (not a ticket id), `invalid-deadline` (not after `now`),
@@ -33,6 +35,7 @@ export type JobRefusal =
   | "queue-full"
   | "lease-held"
   | "not-claimable"
+  | "kind-not-handled"
   | "stale-token"
   | "not-leased"
   | "lease-expired"
@@ -57,6 +60,14 @@ const record = (context: JobMachineContext, event: JobEvent): Partial<JobMachine
   job: evolveJob(context.job, event),
   emitted: [...context.emitted, event],
 });
+
+/** Whether a claimer that handles `kinds` handles a job of `kind` (`null`: a job without a kind). */
+const handlesKind = (kinds: HandledKinds, kind: string | null): boolean =>
+  kind === null ? kinds.kindless : kinds.names.includes(kind);
+
+/** The failure a finish reports, with the attempt it ended, for the event it appends; nothing when it reports none. */
+const failureOf = (context: JobMachineContext, event: FinishCommand) =>
+  event.failure === undefined ? {} : { failure: event.failure, attempt: context.job.attempts };
 
 /** A redrive's deadline: the one it names, else `now` plus the job's original window. */
 const redriveDeadline = (command: RedriveCommand): number => command.deadline ?? command.now + command.originalWindowMs;
@@ -88,10 +99,15 @@ export const jobMachine = setup({
     // SPEC J2: keys in any order are the same payload.
     samePayload: ({ context, event }) =>
       event.type === "job.enqueue" && canonicalJson(context.job.payload) === canonicalJson(event.payload),
-    // One job per id: another queue or priority for the same id is not the same job.
-    queueOrPriorityDiffers: ({ context, event }) =>
+    // One job per id: another queue, priority or kind for the same id is not the same job.
+    queuePriorityOrKindDiffers: ({ context, event }) =>
       event.type === "job.enqueue" &&
-      ((event.queue ?? DEFAULT_QUEUE) !== context.job.queue || (event.priority ?? 0) !== context.job.priority),
+      ((event.queue ?? DEFAULT_QUEUE) !== context.job.queue ||
+        (event.priority ?? 0) !== context.job.priority ||
+        (event.kind ?? null) !== context.job.kind),
+    // A claimer takes only the kinds it has handlers for; the others wait for one that has.
+    kindNotHandled: ({ context, event }) =>
+      event.type === "job.claim" && event.kinds !== undefined && !handlesKind(event.kinds, context.job.kind),
     isDue: ({ context, event }) => context.job.availableAt <= event.now,
     // The global concurrency limit of a queue: its leased count, read in the claim's transaction.
     queueFull: ({ event }) => event.type === "job.claim" && isQueueFull(event.queueLoad),
@@ -99,7 +115,8 @@ export const jobMachine = setup({
     leaseHeld: ({ context, event }) => context.job.leaseUntil !== null && event.now < context.job.leaseUntil,
     attemptsExhausted: ({ context }) => context.job.attempts >= context.job.maxAttempts,
     tokenMatches: ({ context, event }) =>
-      (event.type === "job.finish" || event.type === "job.heartbeat") && event.token === context.job.token,
+      (event.type === "job.finish" || event.type === "job.heartbeat" || event.type === "job.fail") &&
+      event.token === context.job.token,
     outcomeIsOk: ({ event }) => event.type === "job.finish" && event.outcome === "ok",
     outcomeIsPermanent: ({ event }) => event.type === "job.finish" && event.outcome === "permanent",
     nextRunAtOrPastDeadline: ({ context, event }) =>
@@ -137,6 +154,7 @@ export const jobMachine = setup({
           orderingKey,
           queue,
           priority,
+          ...(event.kind === undefined ? {} : { kind: event.kind }),
           at: now,
         }),
       );
@@ -165,8 +183,23 @@ export const jobMachine = setup({
     }),
     complete: assign(({ context, event }) => record(context, jobEvents.completed({ token: context.job.token, at: event.now }))),
     die: assign(({ context, event }, params: { reason: DeadReason }) =>
-      record(context, jobEvents.died({ token: context.job.token, reason: params.reason, at: event.now })),
+      record(
+        context,
+        jobEvents.died({
+          token: context.job.token,
+          reason: params.reason,
+          ...(event.type === "job.finish" ? failureOf(context, event) : {}),
+          at: event.now,
+        }),
+      ),
     ),
+    recordFailure: assign(({ context, event }) => {
+      if (event.type !== "job.fail") return {};
+      return record(
+        context,
+        jobEvents.failed({ token: context.job.token, attempt: context.job.attempts, failure: event.failure, at: event.now }),
+      );
+    }),
     scheduleRetry: assign(({ context, event }) => {
       if (event.type !== "job.finish") return {};
       return record(
@@ -174,6 +207,7 @@ export const jobMachine = setup({
         jobEvents.retryScheduled({
           token: context.job.token,
           availableAt: event.now + event.retryDelayMs,
+          ...failureOf(context, event),
           at: event.now,
         }),
       );
@@ -219,12 +253,13 @@ export const jobMachine = setup({
   on: {
     // One job per id (SPEC J2): the same payload again is the caller's no-op, another is a conflict.
     "job.enqueue": [
-      { guard: "queueOrPriorityDiffers", actions: { type: "refuse", params: { refusal: "payload-conflict" } } },
+      { guard: "queuePriorityOrKindDiffers", actions: { type: "refuse", params: { refusal: "payload-conflict" } } },
       { guard: "samePayload", actions: { type: "refuse", params: { refusal: "already-enqueued" } } },
       { actions: { type: "refuse", params: { refusal: "payload-conflict" } } },
     ],
     "job.claim": { actions: { type: "refuse", params: { refusal: "not-claimable" } } },
     "job.finish": { actions: { type: "refuse", params: { refusal: "not-leased" } } },
+    "job.fail": { actions: { type: "refuse", params: { refusal: "not-leased" } } },
     "job.heartbeat": { actions: { type: "refuse", params: { refusal: "not-leased" } } },
     "job.redrive": { actions: { type: "refuse", params: { refusal: "not-dead" } } },
     // Retention never takes a job that is not finished: pending and leased refuse it here.
@@ -241,6 +276,7 @@ export const jobMachine = setup({
         ],
         "job.claim": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
         "job.finish": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
+        "job.fail": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
         "job.heartbeat": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
         "job.redrive": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
         "job.prune": { actions: { type: "refuse", params: { refusal: "unknown-job" } } },
@@ -250,6 +286,7 @@ export const jobMachine = setup({
     pending: {
       on: {
         "job.claim": [
+          { guard: "kindNotHandled", actions: { type: "refuse", params: { refusal: "kind-not-handled" } } },
           // The take-over of an expired lease (below) keeps the queue's leased count: not limited.
           { guard: "queueFull", actions: { type: "refuse", params: { refusal: "queue-full" } } },
           { guard: "isDue", target: "leased", actions: "claim" },
@@ -266,6 +303,7 @@ export const jobMachine = setup({
       on: {
         "job.claim": [
           { guard: not("leaseExpired"), actions: { type: "refuse", params: { refusal: "lease-held" } } },
+          { guard: "kindNotHandled", actions: { type: "refuse", params: { refusal: "kind-not-handled" } } },
           // The last attempt's worker lost its lease: the budget is spent, so quarantine.
           {
             guard: "attemptsExhausted",
@@ -282,6 +320,11 @@ export const jobMachine = setup({
           { guard: "attemptsExhausted", target: "dead", actions: { type: "die", params: { reason: "exhausted" } } },
           { guard: "nextRunAtOrPastDeadline", target: "dead", actions: { type: "die", params: { reason: "deadline" } } },
           { target: "pending", actions: "scheduleRetry" },
+        ],
+        // J5: a failure whose effect is unknown keeps the lease; it is only recorded.
+        "job.fail": [
+          { guard: not("tokenMatches"), actions: { type: "refuse", params: { refusal: "stale-token" } } },
+          { actions: "recordFailure" },
         ],
         "job.heartbeat": [
           { guard: not("tokenMatches"), actions: { type: "refuse", params: { refusal: "stale-token" } } },

@@ -1,3 +1,4 @@
+import type { RecordedFailure } from "./job.failure.ts";
 import type { JsonValue } from "./json.ts";
 import { DEFAULT_QUEUE } from "./queue.types.ts";
 
@@ -54,6 +55,10 @@ export interface Job {
   readonly queue: string;
   /** Among due jobs of the queues a claim asks for, higher priority goes first, then enqueue order. */
   readonly priority: number;
+  /** The job's kind (a name, like a task name) that routes it to its handler; `null` for a job enqueued without one. */
+  readonly kind: string | null;
+  /** What the job's last failed attempt failed with (identifiers only), or `null` if none failed; kept after a redrive. */
+  readonly lastFailure: RecordedFailure | null;
   /** How many times a claim took the job over from a worker whose lease had expired, over the job's whole life. */
   readonly leaseExpiries: number;
   readonly enqueuedAt: number;
@@ -111,6 +116,8 @@ export function newJob(id: string, archived: ArchivedJob | null = null): NewJob 
     orderingKey: null,
     queue: DEFAULT_QUEUE,
     priority: 0,
+    kind: null,
+    lastFailure: null,
     leaseExpiries: 0,
     enqueuedAt: 0,
     updatedAt: 0,

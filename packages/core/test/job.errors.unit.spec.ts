@@ -48,6 +48,7 @@ const REFUSAL_CODES: Record<JobRefusal, VerqErrorCode | null> = {
   "invalid-deadline": "VERQ_INVALID_DEADLINE",
   "rate-limited": "VERQ_REDRIVE_RATE_LIMITED",
   "already-enqueued": null,
+  "kind-not-handled": null,
   "not-due": null,
   "queue-full": null,
   "lease-held": null,
@@ -74,7 +75,7 @@ describe("the job machine's refusals as errors", () => {
 
   it("every other refusal is an answer, not an error", () => {
     const answers = Object.keys(REFUSAL_CODES).filter((refusal) => REFUSAL_CODES[refusal as JobRefusal] === null) as JobRefusal[];
-    expect(answers).toHaveLength(12);
+    expect(answers).toHaveLength(13);
     for (const refusal of answers) expect([refusal, jobRefusalError(refusal, pendingJob())]).toEqual([refusal, undefined]);
   });
 

@@ -36,6 +36,7 @@ describe("machineMermaid", () => {
       ["leased", "dead", "job.finish [attemptsExhausted]"],
       ["leased", "dead", "job.finish [nextRunAtOrPastDeadline]"],
       ["leased", "pending", "job.finish [else]"],
+      ["leased", "leased", "job.fail [else]"],
       ["leased", "leased", "job.heartbeat [else]"],
       ["leased", "dead", "job.cancel [else]"],
       ["done", "done", "job.prune [else]"],

@@ -9,13 +9,14 @@ describe("rootTransitions", () => {
       "job.enqueue",
       "job.claim",
       "job.finish",
+      "job.fail",
       "job.heartbeat",
       "job.redrive",
       "job.cancel",
       "job.prune",
     ]);
     expect(root.get("job.enqueue")?.map((t) => [t.edge.guard, t.edge.actions, t.states])).toEqual([
-      ["queueOrPriorityDiffers", ["refuse:payload-conflict"], ["pending", "leased", "done", "dead"]],
+      ["queuePriorityOrKindDiffers", ["refuse:payload-conflict"], ["pending", "leased", "done", "dead"]],
       ["samePayload", ["refuse:already-enqueued"], ["pending", "leased", "done", "dead"]],
       [null, ["refuse:payload-conflict"], ["pending", "leased", "done", "dead"]],
     ]);

@@ -28,6 +28,7 @@ describe("machineSource", () => {
       "job.enqueue",
       "job.claim",
       "job.finish",
+      "job.fail",
       "job.heartbeat",
       "job.redrive",
       "job.cancel",

@@ -50,6 +50,10 @@ export interface JobsTable {
   enqueue_position: number;
   updated_at: number;
   version: number;
+  /** The job's kind, or `null` (migration 011). */
+  kind: string | null;
+  /** The job's last failure as JSON (`RecordedFailure`: identifiers only), or `null` (migration 011). */
+  last_failure: string | null;
 }
 
 /** The `redrives` projection: the audit trail of SPEC J6, one row per `job.redriven` event. */

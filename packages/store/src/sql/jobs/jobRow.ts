@@ -1,4 +1,4 @@
-import type { DeadReason, Job, JobState, JsonValue } from "@verq/core";
+import type { DeadReason, Job, JobState, JsonValue, RecordedFailure } from "@verq/core";
 import type { Selectable } from "kysely";
 import type { JobsTable } from "../../schema.ts";
 import type { BatchColumnType } from "../../dialect/statements.ts";
@@ -31,6 +31,8 @@ const JOB_COLUMN_NAMES = [
   "version",
   "queue",
   "priority",
+  "kind",
+  "last_failure",
 ] as const satisfies readonly (keyof JobRow)[];
 export const JOB_COLUMNS = JOB_COLUMN_NAMES.join(", ");
 /** How many columns {@link JOB_COLUMNS} lists: a query may select more after them. */
@@ -66,6 +68,8 @@ export function valuesToJob(values: readonly unknown[]): Job {
     version: Number(values[16]),
     queue: values[17] as string,
     priority: Number(values[18]),
+    kind: values[19] as string | null,
+    lastFailure: values[20] === null ? null : (JSON.parse(values[20] as string) as RecordedFailure),
   };
 }
 
@@ -85,6 +89,7 @@ export function mutableColumns(job: Job) {
     lease_expiries: job.leaseExpiries,
     updated_at: job.updatedAt,
     version: job.version,
+    last_failure: job.lastFailure === null ? null : JSON.stringify(job.lastFailure),
   };
 }
 
@@ -96,6 +101,7 @@ export function jobToRow(job: Job, payloadJson: string, enqueuePosition: number)
     ordering_key: job.orderingKey,
     queue: job.queue,
     priority: job.priority,
+    kind: job.kind,
     enqueued_at: job.enqueuedAt,
     enqueue_position: enqueuePosition,
     ...mutableColumns(job),
@@ -124,6 +130,8 @@ export const JOB_COLUMN_TYPES: Readonly<Record<keyof JobRow, BatchColumnType>> =
   enqueue_position: "bigint",
   updated_at: "bigint",
   version: "integer",
+  kind: "text",
+  last_failure: "text",
 };
 
 /**
