@@ -1,4 +1,4 @@
-import type { FinishOutcome } from "@verq/core";
+import type { FinishOutcome, JobFailure } from "@verq/core";
 import type { VerqLogger } from "../verq-logger.ts";
 import type { ClaimedJob } from "./claim-jobs.ts";
 import type { FinishInput, Sender } from "./finish-jobs.ts";
@@ -55,13 +55,27 @@ export interface JobWorkerOptions {
   readonly logger?: VerqLogger;
 }
 
+/**
+ * What an attempt came to, as the worker records it: a finish outcome, or `failed` for a failure
+ * whose effect is unknown (an unexpected error or a bad acknowledgement), recorded by
+ * `job.failed` while the job stays leased until its lease expires (SPEC J5).
+ */
+export type WorkerOutcome = FinishOutcome | "failed";
+
 /** What the worker did with one job's outcome. */
 export interface JobWorkerResult {
   readonly id: string;
   readonly token: number;
-  readonly outcome: FinishOutcome;
+  readonly outcome: WorkerOutcome;
   /** False when the lease had been lost and another worker holds the job now. */
   readonly accepted: boolean;
+  /** The job's queue and kind (`null`: none), for metrics and logs. */
+  readonly queue: string;
+  readonly kind: string | null;
+  /** What the attempt failed with (identifiers only); `null` for `ok`. */
+  readonly failure: JobFailure | null;
+  /** How long the handler ran, in ms. */
+  readonly handlerMs: number;
 }
 
 /** What a worker did so far. */
