@@ -28,3 +28,27 @@ export function errorFields(error: unknown): { code: string; error: string } {
 
 /** Milliseconds since `start` (a `performance.now()` reading), to a tenth of a millisecond. */
 export const elapsedMs = (start: number): number => Math.round((performance.now() - start) * 10) / 10;
+
+/** A logger that writes nothing: `logger: null` on a worker. */
+export const silentLogger: VerqLogger = {
+  error: () => undefined,
+  warn: () => undefined,
+  info: () => undefined,
+  debug: () => undefined,
+};
+
+/**
+ * The logger of a worker given none: its warnings and errors, each one JSON line on stderr
+ * (`level`, `time`, `msg`, then the fields); info and debug lines are dropped. Failures are never
+ * hidden by default; a service passes its own logger, or `null` to silence them.
+ */
+export const stderrLogger: VerqLogger = {
+  error: (fields, message) => writeLine("error", fields, message),
+  warn: (fields, message) => writeLine("warn", fields, message),
+  info: () => undefined,
+  debug: () => undefined,
+};
+
+function writeLine(level: string, fields: Record<string, unknown>, message: string): void {
+  process.stderr.write(`${JSON.stringify({ level, time: Date.now(), msg: message, ...fields })}\n`);
+}

@@ -5,11 +5,15 @@ import {
   checkLeaseMs,
   checkOutcome,
   checkToken,
+  isJobFailure,
   jobCommands,
   sendVerdict,
+  type FailureClassifier,
   type FinishOutcome,
+  type JobFailure,
   type JobStreamState,
   type SendSettlement,
+  type SendVerdict,
 } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
@@ -17,12 +21,30 @@ import { bumpCounter } from "../sql/counters.ts";
 import { checkClaim, claimIn, claimJobs, type ClaimOptions, type ClaimRound, type ClaimedJob } from "./claim-jobs.ts";
 import { answer, handleJobs, isArray, type JobContext } from "./job-context.ts";
 
-/** One outcome to record: the job, the token of the claim it is for, and what the attempt gave. */
+/**
+ * One outcome to record: the job, the token of the claim it is for, and what the attempt gave;
+ * for `retry` and `permanent`, what it failed with (recorded on the event, identifiers only).
+ */
 export interface FinishInput {
   readonly id: string;
   readonly token: number;
   readonly outcome: FinishOutcome;
+  readonly failure?: JobFailure | null;
 }
+
+/**
+ * A failure whose effect is unknown to record (SPEC J5): the job stays leased with the same
+ * token, and `job.failed` records `failure`.
+ */
+export interface FailureInput {
+  readonly id: string;
+  readonly token: number;
+  readonly outcome: "failed";
+  readonly failure: JobFailure;
+}
+
+/** What a worker's round records per attempt: a finish, or a failure whose effect is unknown. */
+export type RecordInput = FinishInput | FailureInput;
 
 /** Delivers a job downstream. Only a return of exactly `true` is success (SPEC J5). */
 export type Sender = (job: ClaimedJob) => unknown;
@@ -45,7 +67,7 @@ export type RunOnceResult =
  * job and token in one batch is stale). Returns, per input, whether it was accepted. An unknown
  * id or invalid input throws and records none of them.
  */
-export async function finishJobs(context: JobContext, finishes: readonly FinishInput[]): Promise<boolean[]> {
+export async function finishJobs(context: JobContext, finishes: readonly RecordInput[]): Promise<boolean[]> {
   checkFinishes(finishes);
   if (finishes.length === 0) return [];
   return context.store.transaction((trx) => finishIn(context, trx, finishes));
@@ -58,7 +80,7 @@ export async function finishJobs(context: JobContext, finishes: readonly FinishI
  */
 export async function finishAndClaim(
   context: JobContext,
-  finishes: readonly FinishInput[],
+  finishes: readonly RecordInput[],
   owner: string,
   max: number,
   options: ClaimOptions,
@@ -88,47 +110,65 @@ export async function heartbeatJob(context: JobContext, id: string, token: numbe
 }
 
 /**
- * Claims one job, sends it, and finishes it with what the send means (core's `sendVerdict`).
- * An error the send propagates leaves the job leased: a later claim recovers it after the lease
- * expires.
+ * Claims one job, sends it, and finishes it with what the send means (core's `sendVerdict`,
+ * with `classify` for the errors the sender declares). An error the send propagates is recorded
+ * as the job's failure (`job.failed`) and rethrown: the job stays leased, and a later claim
+ * recovers it after the lease expires.
  */
-export async function runOnce(context: JobContext, owner: string, sender: Sender, options: ClaimOptions): Promise<RunOnceResult> {
+export async function runOnce(
+  context: JobContext,
+  owner: string,
+  sender: Sender,
+  options: ClaimOptions & { readonly classify?: FailureClassifier },
+): Promise<RunOnceResult> {
   const [job] = await claimJobs(context, owner, 1, options);
   if (job === undefined) return { status: "idle" };
-  const outcome = await sendForOutcome(sender, job);
-  const [accepted] = await finishJobs(context, [{ id: job.id, token: job.token, outcome }]);
+  const verdict = await sendForOutcome(sender, job, options.classify);
+  if ("error" in verdict) {
+    await finishJobs(context, [{ id: job.id, token: job.token, outcome: "failed", failure: verdict.failure }]);
+    throw verdict.error;
+  }
+  const { outcome, failure } = verdict;
+  const [accepted] = await finishJobs(context, [{ id: job.id, token: job.token, outcome, failure }]);
   return { status: "finished", id: job.id, token: job.token, outcome, accepted: accepted === true };
 }
 
 /**
- * Sends one claimed job and returns the outcome to record, as core's `sendVerdict` maps what the
- * send did (SPEC J5): a return of exactly `true` is `ok`, a thrown `Retryable` is `retry`, a
- * thrown `Permanent` is `permanent`. Any other return value throws `BadAck`, and any other error
- * is rethrown: the job stays leased.
+ * Sends one claimed job and says what the send means, as core's `sendVerdict` maps it (SPEC
+ * J5): a return of exactly `true` is `ok`, a thrown `Retryable` is `retry`, a thrown `Permanent`
+ * is `permanent`, an error `classify` maps is what it says; any other return value is a
+ * `BadAck` and any other error is the error to propagate, each with its failure to record (the
+ * job stays leased). Never rejects.
  */
-export async function sendForOutcome(sender: Sender, job: ClaimedJob): Promise<FinishOutcome> {
+export async function sendForOutcome(sender: Sender, job: ClaimedJob, classify?: FailureClassifier): Promise<SendVerdict> {
   let settled: SendSettlement;
   try {
     settled = { returned: await sender(job) };
   } catch (error) {
     settled = { threw: error };
   }
-  const verdict = sendVerdict(settled);
-  if ("error" in verdict) throw verdict.error;
-  return verdict.outcome;
+  return sendVerdict(settled, classify);
 }
 
-async function finishIn(context: JobContext, trx: Kysely<VerqDatabase>, finishes: readonly FinishInput[]): Promise<boolean[]> {
+async function finishIn(context: JobContext, trx: Kysely<VerqDatabase>, finishes: readonly RecordInput[]): Promise<boolean[]> {
   if (finishes.length === 0) return [];
   const now = context.clock.now();
   const decided = await handleJobs(
     context,
     trx,
-    finishes.map(({ id, token, outcome }) => ({
-      id,
+    finishes.map((record) => ({
+      id: record.id,
       // The jitter is drawn before deciding, for every finish, so that one decision settles it.
       commands: (job: JobStreamState) => [
-        jobCommands.finish({ token, outcome, retryDelayMs: backoffDelay(context.backoff, job.attempts, context.rng), now }),
+        record.outcome === "failed"
+          ? jobCommands.fail({ token: record.token, failure: record.failure, now })
+          : jobCommands.finish({
+              token: record.token,
+              outcome: record.outcome,
+              retryDelayMs: backoffDelay(context.backoff, job.attempts, context.rng),
+              ...(record.failure == null || record.outcome === "ok" ? {} : { failure: record.failure }),
+              now,
+            }),
       ],
     })),
   );
@@ -139,11 +179,14 @@ async function finishIn(context: JobContext, trx: Kysely<VerqDatabase>, finishes
 }
 
 /** Checks a batch of outcomes before anything is written. */
-function checkFinishes(finishes: readonly FinishInput[]): void {
+function checkFinishes(finishes: readonly RecordInput[]): void {
   if (!isArray(finishes)) throw new VerqError("VERQ_INVALID_ARGUMENT", "a batch of outcomes must be an array");
   for (const f of finishes) {
     checkIdentifier(f?.id, "a job id");
     checkToken(f.token);
-    checkOutcome(f.outcome);
+    if (f.outcome !== "failed") checkOutcome(f.outcome);
+    if ((f.outcome === "failed" || f.failure != null) && !isJobFailure(f.failure)) {
+      throw new VerqError("VERQ_INVALID_ARGUMENT", "a failure is { category, errorClass, code, status }: see describeFailure");
+    }
   }
 }

@@ -1,4 +1,14 @@
-import type { ArchivedJob, DeadReason, FinishOutcome, Job, JobState, QueueSettings } from "@verq/core";
+import {
+  describeFailure,
+  failureCategoryOf,
+  type ArchivedJob,
+  type DeadReason,
+  type FailureClassifier,
+  type FinishOutcome,
+  type Job,
+  type JobState,
+  type QueueSettings,
+} from "@verq/core";
 import type { PruneOptions, PruneResult } from "../job-retention.ts";
 import { QueueLimits, type SetQueueLimitResult } from "../queue-limits.ts";
 import type { StoredEvent } from "../sql/events/storedEvent.ts";
@@ -13,6 +23,7 @@ import {
   heartbeatJob,
   runOnce,
   type FinishInput,
+  type RecordInput,
   type RunOnceResult,
   type Sender,
 } from "./finish-jobs.ts";
@@ -105,7 +116,7 @@ export class JobQueue {
    * per-job rules. `max` 0 only records. `expired` lists the expired leases the claims found.
    */
   async finishAndClaim(
-    finishes: readonly FinishInput[],
+    finishes: readonly RecordInput[],
     owner: string,
     max: number,
     options: ClaimOptions = {},
@@ -118,8 +129,22 @@ export class JobQueue {
    * `token` is its current token; otherwise returns `false` and changes nothing but the
    * stale-finish counter. Throws `VERQ_UNKNOWN_JOB` for an id that was never enqueued.
    */
-  async finish(id: string, token: number, outcome: FinishOutcome): Promise<boolean> {
-    const [accepted] = await finishJobs(this.#context, [{ id, token, outcome }]);
+  async finish(id: string, token: number, outcome: FinishOutcome, options: { readonly error?: unknown } = {}): Promise<boolean> {
+    const failure = outcome === "ok" || !("error" in options) ? null : describeFailure(options.error, failureOfOutcome(outcome));
+    const [accepted] = await finishJobs(this.#context, [{ id, token, outcome, failure }]);
+    return accepted === true;
+  }
+
+  /**
+   * Records a failure whose effect is unknown (SPEC J5) for the attempt that holds `token`: what
+   * `error` was (its class, code and HTTP status; never its message) goes into `job.failed`, and
+   * the job stays leased until its lease expires. Accepted only as {@link finish} is; returns
+   * whether it was. For a caller that claims and sends by itself; `JobWorker` and
+   * {@link runOnce} do it on their own.
+   */
+  async fail(id: string, token: number, error: unknown): Promise<boolean> {
+    const failure = describeFailure(error, failureCategoryOf(error) === "bad-ack" ? "bad-ack" : "unexpected");
+    const [accepted] = await finishJobs(this.#context, [{ id, token, outcome: "failed", failure }]);
     return accepted === true;
   }
 
@@ -142,11 +167,16 @@ export class JobQueue {
 
   /**
    * Claims one job, sends it, and finishes it (SPEC J5). Only a return of exactly `true` is
-   * `ok`; a thrown `Retryable` is `retry`, a thrown `Permanent` is `permanent`. Any other error,
-   * and any other return value (as `BadAck`), propagates and leaves the job leased: a later
-   * claim recovers it after the lease expires.
+   * `ok`; a thrown `Retryable` is `retry`, a thrown `Permanent` is `permanent`, an error that
+   * `options.classify` maps is what it says. Any other error, and any other return value (as
+   * `BadAck`), is recorded as the job's failure (`job.failed`) and propagates, leaving the job
+   * leased: a later claim recovers it after the lease expires.
    */
-  async runOnce(owner: string, sender: Sender, options: ClaimOptions = {}): Promise<RunOnceResult> {
+  async runOnce(
+    owner: string,
+    sender: Sender,
+    options: ClaimOptions & { readonly classify?: FailureClassifier } = {},
+  ): Promise<RunOnceResult> {
     return runOnce(this.#context, owner, sender, options);
   }
 
@@ -267,3 +297,7 @@ export class JobQueue {
     return listJobs(this.#context, state, options.limit ?? 100, options.reason);
   }
 }
+
+/** The failure category a finish with `outcome` (not `ok`) records for the error it names. */
+const failureOfOutcome = (outcome: "retry" | "permanent"): "retryable" | "permanent" =>
+  outcome === "retry" ? "retryable" : "permanent";

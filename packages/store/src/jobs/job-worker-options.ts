@@ -1,7 +1,7 @@
-import type { FinishOutcome, JobFailure } from "@verq/core";
+import type { FailureClassifier, FinishOutcome, JobFailure } from "@verq/core";
 import type { VerqLogger } from "../verq-logger.ts";
 import type { ClaimedJob } from "./claim-jobs.ts";
-import type { FinishInput, Sender } from "./finish-jobs.ts";
+import type { RecordInput, Sender } from "./finish-jobs.ts";
 
 /** Settings of a `JobWorker`. */
 export interface JobWorkerOptions {
@@ -9,6 +9,12 @@ export interface JobWorkerOptions {
   readonly owner: string;
   /** Delivers one job; only a return of exactly `true` is success (SPEC J5). */
   readonly sender: Sender;
+  /**
+   * The sender's own rule for the errors it knows (e.g. "an `ECONNREFUSED` is retryable": the
+   * request never left): `"retry"` gets a retry with backoff, `"permanent"` a dead job; any
+   * error it answers `undefined` for keeps SPEC J5's rule (recorded, leased until the lease ends).
+   */
+  readonly classify?: FailureClassifier;
   /** Jobs being sent at once: 1 by default. */
   readonly concurrency?: number;
   /**
@@ -24,9 +30,10 @@ export interface JobWorkerOptions {
   /** Pause before looking again when nothing is due: 100 ms by default. Enqueues on the same `JobQueue` wake the worker at once. */
   readonly idleMs?: number;
   /**
-   * Called when a send fails in a way that is neither `Retryable` nor `Permanent` (an unexpected
-   * error, or a `BadAck`). The job stays leased, without heartbeats, and is reclaimed when its
-   * lease expires (SPEC J5).
+   * Called when a send fails in a way that is neither `Retryable` nor `Permanent` nor mapped by
+   * `classify` (an unexpected error, or a `BadAck`). The failure is logged and recorded on the job
+   * (`job.failed`, identifiers only); the job stays leased, without heartbeats, and is reclaimed
+   * when its lease expires (SPEC J5).
    */
   readonly onSendError?: (job: ClaimedJob, error: unknown) => void;
   /** Called once per outcome, after the transaction that recorded it (or refused it as stale) has committed. Must not throw. */
@@ -36,7 +43,7 @@ export interface JobWorkerOptions {
    * round's transaction: the boundary between a send and its finish (crash tests stop a process
    * here). What it throws fails the round like a failed transaction.
    */
-  readonly beforeRecord?: (outcomes: readonly FinishInput[]) => void;
+  readonly beforeRecord?: (outcomes: readonly RecordInput[]) => void;
   /**
    * Called when a heartbeat fails, and when a round's transaction fails (e.g. `VERQ_STORE_BUSY`)
    * in a started worker: that round changed nothing, its outcomes are kept and recorded by a
@@ -49,10 +56,12 @@ export interface JobWorkerOptions {
    * Where the worker logs what it does, never a payload: each claim at debug (id, token, owner,
    * leaseUntil, attempt); each recorded outcome at info (id, token, outcome, accepted, sendMs,
    * durationMs from claim to record), at warn when refused as stale; each expired lease a claim
-   * took over at warn; sends that failed unexpectedly, failed heartbeats and failed rounds at
-   * error (their code and message). None by default.
+   * took over at warn; handlers that failed unexpectedly (their failure's category, class, code
+   * and HTTP status, never the error's message) at error, with failed heartbeats and failed
+   * rounds (their code and message). By default `stderrLogger`: warnings and errors as JSON
+   * lines on stderr. `null` silences it.
    */
-  readonly logger?: VerqLogger;
+  readonly logger?: VerqLogger | null;
 }
 
 /**
@@ -88,11 +97,11 @@ export interface JobWorkerReport {
   readonly permanent: number;
   /** Outcomes refused because the lease had been lost (another worker holds the job now). */
   readonly refused: number;
-  /** Sends that failed unexpectedly; their jobs stay leased until the lease expires. */
+  /** Sends that failed unexpectedly (also counted in `errors`); their jobs stay leased until the lease expires. */
   readonly leftLeased: number;
   /** Leases extended by a heartbeat while their jobs were held. */
   readonly heartbeats: number;
-  /** Rounds and heartbeats that failed (passed to `onError`). */
+  /** Handlers that failed unexpectedly, and rounds and heartbeats that failed (passed to `onError`). */
   readonly errors: number;
   /** Transactions that claimed, and that recorded outcomes (a round that did both counts in both). */
   readonly claimTransactions: number;

@@ -1,7 +1,7 @@
-import { VerqError, checkIdentifier, checkLeaseMs, type FinishOutcome } from "@verq/core";
-import { elapsedMs, errorFields, type VerqLogger } from "../verq-logger.ts";
+import { VerqError, checkIdentifier, checkLeaseMs, type FailureClassifier, type JobFailure } from "@verq/core";
+import { elapsedMs, errorFields, silentLogger, stderrLogger, type VerqLogger } from "../verq-logger.ts";
 import { checkClaimQueues, type ClaimOptions, type ClaimedJob, type LeaseExpiry } from "./claim-jobs.ts";
-import { sendForOutcome, type FinishInput, type Sender } from "./finish-jobs.ts";
+import { sendForOutcome, type RecordInput, type Sender } from "./finish-jobs.ts";
 import { MAX_BATCH_SIZE, checkCount } from "./job-context.ts";
 import type { JobQueue } from "./job-queue.ts";
 import type { DrainOptions, JobWorkerOptions, JobWorkerReport, JobWorkerResult } from "./job-worker-options.ts";
@@ -19,6 +19,13 @@ interface Timing {
   readonly claimedAt: number;
   sendMs: number | null;
 }
+
+/** An attempt's outcome waiting for its round, with what the worker reports of it. */
+type PendingRecord = RecordInput & {
+  readonly queue: string;
+  readonly kind: string | null;
+  readonly handlerMs: number;
+};
 
 /**
  * A worker loop with group commit: each round is one transaction that records the outcomes
@@ -40,6 +47,7 @@ export class JobWorker {
   readonly #queue: JobQueue;
   readonly #owner: string;
   readonly #sender: Sender;
+  readonly #classify: FailureClassifier | undefined;
   readonly #concurrency: number;
   readonly #batchSize: number;
   readonly #leaseMs: number | undefined;
@@ -47,14 +55,14 @@ export class JobWorker {
   readonly #idleMs: number;
   readonly #onSendError: ((job: ClaimedJob, error: unknown) => void) | undefined;
   readonly #onFinished: ((result: JobWorkerResult) => void) | undefined;
-  readonly #beforeRecord: ((outcomes: readonly FinishInput[]) => void) | undefined;
+  readonly #beforeRecord: ((outcomes: readonly RecordInput[]) => void) | undefined;
   readonly #onError: ((error: unknown) => void) | undefined;
-  readonly #log: VerqLogger | undefined;
-  /** Per job held (by {@link heldKey}), only when there is a logger. */
+  readonly #log: VerqLogger;
+  /** Per job held (by {@link heldKey}). */
   readonly #timings = new Map<string, Timing>();
 
   readonly #waiting: ClaimedJob[] = [];
-  readonly #outcomes: FinishInput[] = [];
+  readonly #outcomes: PendingRecord[] = [];
   readonly #held = new Map<string, Held>();
   /** Heartbeats under way: a run ends only after they have, so the store is never closed under one. */
   readonly #beats = new Set<Promise<void>>();
@@ -82,6 +90,10 @@ export class JobWorker {
     this.#owner = checkIdentifier(options.owner, "the owner", "VERQ_INVALID_ARGUMENT");
     if (typeof options.sender !== "function") throw new VerqError("VERQ_INVALID_ARGUMENT", "a worker needs a sender function");
     this.#sender = options.sender;
+    if (options.classify !== undefined && typeof options.classify !== "function") {
+      throw new VerqError("VERQ_INVALID_ARGUMENT", "classify must be a function of the error");
+    }
+    this.#classify = options.classify;
     this.#concurrency = checkCount(options.concurrency ?? 1, "concurrency");
     this.#batchSize = checkCount(options.batchSize ?? this.#concurrency, "batchSize");
     this.#leaseMs = options.leaseMs === undefined ? undefined : checkLeaseMs(options.leaseMs);
@@ -91,7 +103,7 @@ export class JobWorker {
     this.#onFinished = options.onFinished;
     this.#beforeRecord = options.beforeRecord;
     this.#onError = options.onError;
-    this.#log = options.logger;
+    this.#log = options.logger === undefined ? stderrLogger : (options.logger ?? silentLogger);
   }
 
   /**
@@ -170,7 +182,7 @@ export class JobWorker {
           } catch (error) {
             // The transaction changed nothing: keep its outcomes for the next round.
             this.#outcomes.unshift(...outcomes);
-            this.#log?.error(
+            this.#log.error(
               { ...errorFields(error), owner: this.#owner, outcomes: outcomes.length },
               "worker round failed; its outcomes are kept for the next round",
             );
@@ -221,42 +233,48 @@ export class JobWorker {
     }
   }
 
-  /** Sends one job and queues its outcome; never rejects. */
+  /**
+   * Sends one job and queues what it came to for the next round; never rejects. A failure whose
+   * effect is unknown (SPEC J5) is logged once, counted, ends the job's heartbeats (its lease
+   * runs out) and is queued as a `failed` record: the round appends `job.failed`.
+   */
   async #send(job: ClaimedJob): Promise<void> {
-    let outcome: FinishOutcome | null = null;
     const key = heldKey(job.id, job.token);
     const sentAt = performance.now();
-    try {
-      outcome = await sendForOutcome(this.#sender, job);
-    } catch (error) {
+    const verdict = await sendForOutcome(this.#sender, job, this.#classify);
+    const handlerMs = elapsedMs(sentAt);
+    const timing = this.#timings.get(key);
+    if (timing !== undefined) timing.sendMs = handlerMs;
+    const about = { queue: job.queue, kind: job.kind, handlerMs };
+    if ("error" in verdict) {
       this.#report.leftLeased++;
+      this.#report.errors++;
       this.#release(key);
-      this.#timings.delete(key);
-      this.#log?.error(
-        { ...errorFields(error), id: job.id, token: job.token, owner: this.#owner, sendMs: elapsedMs(sentAt) },
-        "send failed unexpectedly; the job stays leased until its lease expires",
+      this.#log.error(
+        { id: job.id, token: job.token, owner: this.#owner, attempt: job.attempts, ...failureFields(verdict.failure), ...about },
+        "handler failed; the failure is recorded and the job stays leased until its lease expires (J5)",
       );
-      this.#onSendError?.(job, error);
-    } finally {
-      const timing = this.#timings.get(key);
-      if (timing !== undefined) timing.sendMs = elapsedMs(sentAt);
-      this.#inFlight--;
-      if (outcome !== null) this.#outcomes.push({ id: job.id, token: job.token, outcome });
-      this.#startSends();
-      this.#wakeUp();
+      this.#outcomes.push({ id: job.id, token: job.token, outcome: "failed", failure: verdict.failure, ...about });
+      this.#onSendError?.(job, verdict.error);
+    } else {
+      this.#outcomes.push({ id: job.id, token: job.token, outcome: verdict.outcome, failure: verdict.failure, ...about });
     }
+    this.#inFlight--;
+    this.#startSends();
+    this.#wakeUp();
   }
 
   /** Counts the outcomes a round recorded, ends their jobs' heartbeats and reports each. */
-  #recorded(outcomes: readonly FinishInput[], accepted: readonly boolean[]): void {
+  #recorded(outcomes: readonly PendingRecord[], accepted: readonly boolean[]): void {
     if (outcomes.length === 0) return;
     this.#report.finishTransactions++;
-    const results = outcomes.map((finish, i): JobWorkerResult => {
-      this.#release(heldKey(finish.id, finish.token));
+    const results = outcomes.map((record, i): JobWorkerResult => {
+      this.#release(heldKey(record.id, record.token));
       const ok = accepted[i] === true;
-      if (ok) this.#report[finish.outcome]++;
-      else this.#report.refused++;
-      const result = { id: finish.id, token: finish.token, outcome: finish.outcome, accepted: ok };
+      if (!ok) this.#report.refused++;
+      else if (record.outcome !== "failed") this.#report[record.outcome]++;
+      const { id, token, outcome, queue, kind, handlerMs } = record;
+      const result = { id, token, outcome, accepted: ok, queue, kind, failure: record.failure ?? null, handlerMs };
       this.#logOutcome(result);
       return result;
     });
@@ -283,7 +301,6 @@ export class JobWorker {
 
   #logClaims(claimed: readonly ClaimedJob[], expired: readonly LeaseExpiry[]): void {
     const log = this.#log;
-    if (log === undefined) return;
     const now = performance.now();
     for (const lost of expired) {
       log.warn(
@@ -311,12 +328,13 @@ export class JobWorker {
 
   #logOutcome(result: JobWorkerResult): void {
     const log = this.#log;
-    if (log === undefined) return;
     const key = heldKey(result.id, result.token);
     const timing = this.#timings.get(key);
     this.#timings.delete(key);
+    const { failure, ...rest } = result;
     const fields = {
-      ...result,
+      ...rest,
+      ...failureFields(failure),
       owner: this.#owner,
       sendMs: timing?.sendMs ?? null,
       durationMs: timing === undefined ? null : elapsedMs(timing.claimedAt),
@@ -336,7 +354,7 @@ export class JobWorker {
       else this.#release(key);
     } catch (error) {
       this.#report.errors++;
-      this.#log?.error({ ...errorFields(error), id: job.id, token: job.token, owner: this.#owner }, "heartbeat failed");
+      this.#log.error({ ...errorFields(error), id: job.id, token: job.token, owner: this.#owner }, "heartbeat failed");
       this.#onError?.(error);
     } finally {
       held.beating = false;
@@ -370,3 +388,9 @@ export class JobWorker {
 }
 
 const heldKey = (id: string, token: number): string => `${token}:${id}`;
+
+/** A failure's identifiers as log fields (`failure`, `errorClass`, `errorCode`, `httpStatus`); none for no failure. */
+function failureFields(failure: JobFailure | null): Record<string, unknown> {
+  if (failure === null) return {};
+  return { failure: failure.category, errorClass: failure.errorClass, errorCode: failure.code, httpStatus: failure.status };
+}
