@@ -22,7 +22,7 @@ export interface JobFailure {
   readonly category: FailureCategory;
   /** The thrown value's class name (`TypeError`, `FetchError`), or its `typeof` when it is not an object. */
   readonly errorClass: string;
-  /** The error's `code` when it is a short identifier (`ECONNREFUSED`, `VERQ_BAD_ACK`), else `null`. */
+  /** The error's `code`, or its cause's (fetch's `TypeError` carries the socket's), when it is a short identifier (`ECONNREFUSED`, `VERQ_BAD_ACK`), else `null`. */
   readonly code: string | null;
   /** An HTTP status carried by the error (`status`, `statusCode` or `response.status`, 100–599), else `null`. */
   readonly status: number | null;
@@ -33,6 +33,14 @@ export interface RecordedFailure extends JobFailure {
   readonly attempt: number;
   readonly token: number;
   readonly at: number;
+}
+
+/** The fields of a thrown object that a failure's description reads. */
+interface Fields {
+  readonly code?: unknown;
+  readonly status?: unknown;
+  readonly statusCode?: unknown;
+  readonly response?: { readonly status?: unknown };
 }
 
 /** A class name or code kept in the log: a short identifier, so that no free text gets in. */
@@ -63,9 +71,11 @@ export function describeFailure(thrown: unknown, category: FailureCategory): Job
     return { category, errorClass: error === null ? "null" : typeof error, code: null, status: null };
   }
   try {
-    const fields = error as { code?: unknown; status?: unknown; statusCode?: unknown; response?: { status?: unknown } };
+    const fields = error as Fields & { cause?: Fields };
     const status = httpStatus(fields.status) ?? httpStatus(fields.statusCode) ?? httpStatus(fields.response?.status);
-    return { category, errorClass: className(error), code: identifierOrNull(fields.code), status };
+    // fetch() throws `TypeError: fetch failed` with the socket's error, and its code, as the cause.
+    const code = identifierOrNull(fields.code) ?? identifierOrNull(fields.cause?.code);
+    return { category, errorClass: className(error), code, status };
   } catch {
     // A getter that throws says nothing more.
     return { category, errorClass: "Object", code: null, status: null };

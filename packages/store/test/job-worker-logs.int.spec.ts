@@ -103,6 +103,8 @@ for (const engine of ENGINES) {
             token: 2,
             outcome: "ok",
             accepted: true,
+            queue: "default",
+            kind: null,
             owner: "w2",
             sendMs: expect.any(Number) as unknown,
             durationMs: expect.any(Number) as unknown,
@@ -123,29 +125,50 @@ for (const engine of ENGINES) {
       expect(JSON.stringify([late.lines, next.lines])).not.toContain(SECRET);
     });
 
-    it("an unexpected send failure is logged at error with its code; without a logger the worker logs nothing and works the same", async () => {
+    it("an unexpected send failure is logged once at error with its identifiers, never its text; logger null silences the worker and it works the same", async () => {
       await queue.enqueue({ id: "bad", payload: { secret: SECRET } });
       const { logger, lines } = keepingLogger();
       const report = await new JobWorker(queue, { owner: "w", logger, sender: () => ({ ok: SECRET }) }).drain({ limit: 1 });
-      expect(report).toMatchObject({ claimed: 1, leftLeased: 1 });
+      expect(report).toMatchObject({ claimed: 1, leftLeased: 1, errors: 1 });
       expect(lines.filter((l) => l.level === "error")).toEqual([
         {
           level: "error",
-          message: "send failed unexpectedly; the job stays leased until its lease expires",
+          message: "handler failed; the failure is recorded and the job stays leased until its lease expires (J5)",
           fields: {
-            code: "VERQ_BAD_ACK",
-            error: expect.stringContaining("not exactly true") as unknown,
             id: "bad",
             token: 1,
             owner: "w",
-            sendMs: expect.any(Number) as unknown,
+            attempt: 1,
+            failure: "bad-ack",
+            errorClass: "BadAck",
+            errorCode: "VERQ_BAD_ACK",
+            httpStatus: null,
+            queue: "default",
+            kind: null,
+            handlerMs: expect.any(Number) as unknown,
           },
         },
       ]);
       expect(JSON.stringify(lines)).not.toContain(SECRET);
 
+      const thrown = new TypeError(`cannot read ${SECRET}`);
+      await queue.enqueue({ id: "throws", payload: null });
+      const again = keepingLogger();
+      await new JobWorker(queue, {
+        owner: "w",
+        logger: again.logger,
+        sender: () => {
+          throw thrown;
+        },
+      }).drain({ limit: 1 });
+      expect(again.lines.filter((l) => l.level === "error").map((l) => l.fields["errorClass"])).toEqual(["TypeError"]);
+      expect(JSON.stringify(again.lines)).not.toContain(SECRET);
+
       await queue.enqueue({ id: "quiet", payload: null });
-      expect(await new JobWorker(queue, { owner: "w", sender: () => true }).drain()).toMatchObject({ claimed: 1, ok: 1 });
+      expect(await new JobWorker(queue, { owner: "w", logger: null, sender: () => true }).drain()).toMatchObject({
+        claimed: 1,
+        ok: 1,
+      });
     });
   });
 }

@@ -43,7 +43,21 @@ for (const engine of ENGINES) {
         });
         const report = await worker.drain({ limit: 1 });
         expect(report).toMatchObject({ claimed: 1, ok: 1, leftLeased: 0 });
-        expect(results).toEqual([{ result: { id: "a", token: 1, outcome: "ok", accepted: true }, state: "done" }]);
+        expect(results).toEqual([
+          {
+            result: {
+              id: "a",
+              token: 1,
+              outcome: "ok",
+              accepted: true,
+              queue: "default",
+              kind: null,
+              failure: null,
+              handlerMs: expect.any(Number) as unknown,
+            },
+            state: "done",
+          },
+        ]);
         expect((await queue.stats()).byState).toMatchObject({ done: 1, pending: 2, leased: 0 });
       });
 
@@ -185,7 +199,7 @@ for (const engine of ENGINES) {
         for (let i = 0; i < 100 && finished.length === 0; i++) await sleep(10);
         const report = await worker.stop();
         expect(errors).toEqual(["Error: busy for a moment"]);
-        expect(finished).toEqual([{ id: "g", token: 1, outcome: "ok", accepted: true }]);
+        expect(finished).toMatchObject([{ id: "g", token: 1, outcome: "ok", accepted: true }]);
         expect(report).toMatchObject({ ok: 1, errors: 1, finishTransactions: 1 });
         expect(await queue.get("g")).toMatchObject({ state: "done" });
       });

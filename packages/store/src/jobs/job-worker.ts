@@ -331,7 +331,8 @@ export class JobWorker {
     const key = heldKey(result.id, result.token);
     const timing = this.#timings.get(key);
     this.#timings.delete(key);
-    const { failure, ...rest } = result;
+    // The handler's duration is `sendMs` here.
+    const { failure, handlerMs: _handlerMs, ...rest } = result;
     const fields = {
       ...rest,
       ...failureFields(failure),
