@@ -110,7 +110,7 @@ for (const engine of ENGINES) {
 
     it("a handler that forgets `return true` is a bad acknowledgement, recorded with the type of what it returned nowhere but its class", async () => {
       await queue.enqueue({ id: "forgot", payload: null });
-      const report = await new JobWorker(queue, { owner: "w", logger: null, sender: async () => undefined }).drain();
+      const report = await new JobWorker(queue, { owner: "w", logger: null, sender: () => Promise.resolve(undefined) }).drain();
       expect(report).toMatchObject({ leftLeased: 1, errors: 1 });
       expect((await timeline("forgot")).map(([type]) => type)).toEqual(["job.enqueued", "job.claimed", "job.failed"]);
       expect(await queue.get("forgot")).toMatchObject({
