@@ -43,11 +43,21 @@ export function createHttpSender(options: HttpSenderOptions): (job: ClaimedJob) 
       if (typeof body === "object" && body !== null && (body as { ok?: unknown }).ok === true) return true;
       throw new BadAck(body);
     }
+    // The status rides on the cause, so that the job's recorded failure names it.
+    const cause = new HttpStatusError(status);
     if (status === 408 || status === 429 || status >= 500) {
-      throw new Retryable(`the receiver answered HTTP ${status}; the job will be retried`);
+      throw new Retryable(`the receiver answered HTTP ${status}; the job will be retried`, { cause });
     }
-    throw new Permanent(`the receiver answered HTTP ${status}; retrying cannot fix that`);
+    throw new Permanent(`the receiver answered HTTP ${status}; retrying cannot fix that`, { cause });
   };
+}
+
+/** An answer with a status that is not success: the cause of the sender's `Retryable` or `Permanent`. */
+export class HttpStatusError extends Error {
+  constructor(readonly status: number) {
+    super(`HTTP ${status}`);
+    this.name = "HttpStatusError";
+  }
 }
 
 function parseJson(text: string): unknown {

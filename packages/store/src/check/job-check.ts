@@ -42,6 +42,7 @@ const JOB_FIELDS = [
   "orderingKey",
   "queue",
   "priority",
+  "kind",
   "leaseExpiries",
   "enqueuedAt",
   "updatedAt",
@@ -97,6 +98,11 @@ export const jobCheck: StreamTypeCheck<JobStreamAudit> = {
           );
         // A cancel ends the attempt of a lease it takes away: no outcome may follow for that token.
         if (before.state === "leased" && !s.finished.has(before.token)) s.finished.set(before.token, stored.version);
+      } else if (event.type === "job.failed") {
+        // A failure is reported by the holder of the current token, before its attempt's outcome.
+        const token = event.data.token;
+        if (token !== before.token || s.finished.has(token))
+          report("STALE_FINISH", name, `v${stored.version} job.failed token ${token}, the job's token is ${before.token}`);
       } else if (OUTCOMES.has(event.type)) {
         const token = (event.data as { token: number }).token;
         const earlier = s.finished.get(token);
@@ -141,6 +147,9 @@ export const jobCheck: StreamTypeCheck<JobStreamAudit> = {
       }
       const differences = describeDifferences(rowToJob({ ...row, payload: "null" }), s.job, JOB_FIELDS);
       if (row.payload !== s.payloadJson) differences.push("payload differs");
+      const lastFailure = s.job.lastFailure === null ? null : JSON.stringify(s.job.lastFailure);
+      if (row.last_failure !== lastFailure)
+        differences.push(`last_failure=${String(row.last_failure)} (fold: ${String(lastFailure)})`);
       if (num(row.enqueue_position) !== s.enqueuePosition)
         differences.push(`enqueue_position=${String(row.enqueue_position)} (fold: ${s.enqueuePosition})`);
       if (differences.length > 0) report("PROJECTION_MISMATCH", name, `jobs row: ${differences.join(", ")}`);

@@ -165,7 +165,7 @@ for (const engine of ENGINES) {
       await sql`update jobs set token = 0 where id = 'done-1'`.execute(store.db);
       await sql`update jobs set payload = '{"quantity":99}' where id = 'pending-new'`.execute(store.db);
       await sql`delete from jobs where id = 'dead-permanent'`.execute(store.db);
-      await sql`insert into jobs select 'ghost', payload, state, token, attempts, max_attempts, deadline, available_at, owner, lease_until, reason, dead_since, ordering_key, lease_expiries, enqueued_at, enqueue_position, updated_at, version, queue, priority from jobs where id = 'done-1'`.execute(
+      await sql`insert into jobs select 'ghost', payload, state, token, attempts, max_attempts, deadline, available_at, owner, lease_until, reason, dead_since, ordering_key, lease_expiries, enqueued_at, enqueue_position, updated_at, version, queue, priority, kind, last_failure from jobs where id = 'done-1'`.execute(
         store.db,
       );
       await sql`update redrives set note = 'OPS-EDITED' where position = ${redriven!.position}`.execute(store.db);

@@ -456,7 +456,7 @@ export function dialectContract(engine: DialectEngine): void {
     const { rows } = await sql<{ name: string }>`select name from verq_migrations order by name`.execute(first.db);
     const names = rows.map((row) => row.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(names).toContain("010-subscriptions");
+    expect(names).toContain("011-kinds-failures");
     const schema = await dialectOf(first).migrations.migrationSchema(first.db);
     expect(schema === undefined || schema === database.schema).toBe(true);
   });
