@@ -22,7 +22,15 @@ import { emit, reportError, type CliContext } from "./output.ts";
 /** The longest HTTP timeout per delivery: above it, Node's timers would fire at once. */
 const MAX_TIMEOUT_MS = 86_400_000;
 
-const describeResult = (r: JobWorkerResult): string => `${r.id} token=${r.token} outcome=${r.outcome} accepted=${r.accepted}`;
+/** One attempt as a line: its outcome, and for a failure what it failed with (identifiers only). */
+function describeResult(r: JobWorkerResult): string {
+  const failure =
+    r.failure === null ? "" : ` failure=${r.failure.errorClass}${r.failure.code === null ? "" : `/${r.failure.code}`}`;
+  if (r.outcome === "failed") {
+    return `${r.id} token=${r.token} failed${failure} recorded=${r.accepted}; the job stays leased until its lease expires`;
+  }
+  return `${r.id} token=${r.token} outcome=${r.outcome} accepted=${r.accepted}${failure}`;
+}
 
 /** The options of `verq jobs work`. */
 export interface WorkOptions extends DbOptions, LogLevelOptions {
@@ -87,7 +95,8 @@ async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
       // The job stays leased and is recovered after its lease expires; the failure is shown, never hidden.
       onSendError: (_job, error) => reportError(io, json, error),
       onError: (error) => reportError(io, json, error),
-      onFinished: (result) => emit(io, json, { status: "finished", ...result }, () => describeResult(result)),
+      onFinished: (result) =>
+        emit(io, json, { status: result.outcome === "failed" ? "failed" : "finished", ...result }, () => describeResult(result)),
     });
     let report: JobWorkerReport;
     // Due schedules first, so that a slot that is due now is among the jobs this run may take.

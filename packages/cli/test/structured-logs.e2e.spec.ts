@@ -164,20 +164,33 @@ for (const engine of ENGINES) {
         { VERQ_NOW_MS: String(T0) },
       );
       expect(first.status).toBe(1);
-      expect(JSON.parse(first.stdout)).toMatchObject({ error: { code: "VERQ_BAD_ACK" } });
+      // The error, then the failure recorded on the job (W1): one JSON line each.
+      expect(
+        first.stdout
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line) as unknown),
+      ).toMatchObject([
+        { error: { code: "VERQ_BAD_ACK" } },
+        { status: "failed", id: "log-1", token: 1, accepted: true, failure: { category: "bad-ack", errorClass: "BadAck" } },
+      ]);
       const firstLines = logLines(first.stderr);
       expectEnvelope(firstLines, "verq-worker");
       expect(withMsg(firstLines, "claimed")).toEqual([
         expect.objectContaining({ level: "debug", id: "log-1", token: 1, owner: "w1", leaseUntil: T0 + 30_000, attempt: 1 }),
       ]);
-      expect(withMsg(firstLines, "send failed unexpectedly; the job stays leased until its lease expires")).toEqual([
+      expect(
+        withMsg(firstLines, "handler failed; the failure is recorded and the job stays leased until its lease expires (J5)"),
+      ).toEqual([
         expect.objectContaining({
           level: "error",
           id: "log-1",
           token: 1,
           owner: "w1",
-          code: "VERQ_BAD_ACK",
-          sendMs: expect.any(Number) as unknown,
+          failure: "bad-ack",
+          errorClass: "BadAck",
+          errorCode: "VERQ_BAD_ACK",
+          handlerMs: expect.any(Number) as unknown,
         }),
       ]);
 

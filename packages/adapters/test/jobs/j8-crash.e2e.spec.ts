@@ -46,7 +46,7 @@ it("J8: A exits 73 after the receiver committed; B reclaims at the boundary with
 
   const b = await work(T0 + 30_000, "worker-B");
   expect(b.status).toBe(0);
-  expect(JSON.parse(b.stdout)).toEqual({ status: "finished", id: "order-7", token: 2, outcome: "ok", accepted: true });
+  expect(JSON.parse(b.stdout)).toMatchObject({ status: "finished", id: "order-7", token: 2, outcome: "ok", accepted: true });
 
   const counts = (await (await fetch(`${receiver.url}inventory`)).json()) as Record<string, number>;
   expect(counts).toEqual({ inventory: 7, requests: 2, effects: 1 });

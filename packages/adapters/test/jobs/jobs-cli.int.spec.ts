@@ -45,7 +45,15 @@ for (const engine of ENGINES) {
         expect(json(again.out)).toMatchObject({ created: false });
         const work = await verq("jobs", "work", "--db", db, "--target", target, "--once", "--owner", "w1", "--json");
         expect(work.code).toBe(0);
-        expect(json(work.out)).toEqual({ status: "finished", id: "a", token: 1, outcome: "ok", accepted: true });
+        expect(json(work.out)).toMatchObject({
+          status: "finished",
+          id: "a",
+          token: 1,
+          outcome: "ok",
+          accepted: true,
+          kind: null,
+          failure: null,
+        });
         const show = json((await verq("jobs", "show", "a", "--db", db, "--json")).out);
         for (const key of [
           "id",
@@ -92,9 +100,17 @@ for (const engine of ENGINES) {
         await verq("jobs", "enqueue", "--db", db, "--id", "b", "--payload", "{}");
         reply = '{"ok":"yes"}';
         const bad = await verq("jobs", "work", "--db", db, "--target", target, "--once");
-        expect([bad.code, bad.out]).toEqual([1, ""]);
+        // The failure is shown and recorded on the job, never hidden (W1).
+        expect([bad.code, bad.out]).toEqual([
+          1,
+          "b token=1 failed failure=BadAck/VERQ_BAD_ACK recorded=true; the job stays leased until its lease expires\n",
+        ]);
         expect(bad.err).toContain("verq: VERQ_BAD_ACK:");
-        expect(json((await verq("jobs", "show", "b", "--db", db, "--json")).out)).toMatchObject({ state: "leased", token: 1 });
+        expect(json((await verq("jobs", "show", "b", "--db", db, "--json")).out)).toMatchObject({
+          state: "leased",
+          token: 1,
+          lastFailure: { category: "bad-ack", errorClass: "BadAck", code: "VERQ_BAD_ACK", attempt: 1, token: 1 },
+        });
       });
 
       it("finish exits 0 when accepted and 3 when refused; dead, redrive and their refusals", async () => {
@@ -233,7 +249,7 @@ for (const engine of ENGINES) {
         // Heartbeats every third of the lease: a second of lease leaves room for a loaded machine.
         delayMs = 2_400;
         const run = await verq("jobs", "work", "--db", db, "--target", target, "--once", "--lease", "1s", "--json");
-        expect([run.code, run.out.trim().split("\n").map(json)]).toEqual([
+        expect([run.code, run.out.trim().split("\n").map(json)]).toMatchObject([
           0,
           [{ status: "finished", id: "slow", token: 1, outcome: "ok", accepted: true }],
         ]);
