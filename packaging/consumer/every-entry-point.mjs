@@ -7,7 +7,7 @@ const ENTRY_POINTS = {
   "@verq/adapters/http": ["createHttpSender", "receiverPlugin", "createReceiverServer", "RequestLogController"],
   "@verq/adapters/relay": ["relayPlugin", "createRelayServer", "RelayService", "createHttpCoreClient"],
   "@verq/adapters/files": ["FileConsumer", "initQueue", "openQueue", "measureLag", "replayFile", "DEFAULT_MAX_BYTES"],
-  "@verq/adapters/metrics": ["registerVerqMetrics", "metricsPlugin", "createMetricsServer", "VERQ_METRIC_NAMES"],
+  "@verq/adapters/metrics": ["registerVerqMetrics", "metricsPlugin", "createMetricsServer", "VERQ_METRIC_NAMES", "jobWorkerMetrics"],
   "@verq/adapters/dashboard": ["dashboardPlugin", "createDashboardServer"],
   "@verq/adapters/logging": ["createLogger", "LOG_LEVELS", "REDACTED_FIELDS"],
   "@verq/adapters/operators": ["bulkRedrive", "parseRate", "Pacer"],
