@@ -133,19 +133,23 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
     .option("--owner <name>", "with --all: the name the bulk-redrive lock records (default host:pid)")
     .option("--lease <duration>", "with --all: the lock's lease, renewed every third while the run goes on", "30s")
     .addOption(jsonOption())
-    .action(async (id: string | undefined, o: RedriveOptions & Partial<RedriveAllOptions> & { all?: boolean }) => {
-      const bulkOnly = ["rate", "reason", "olderThan", "dryRun", "owner"] as const;
-      if (o.all === true) {
-        if (id !== undefined) return usage(context, o.json, "jobs redrive takes a job id or --all, not both");
-        const { defaultOwner, redriveAll } = await bulk();
-        return redriveAll(context, { ...o, owner: o.owner ?? defaultOwner(), lease: o.lease ?? "30s" });
-      }
-      if (id === undefined) return usage(context, o.json, "jobs redrive needs a job id, or --all --rate N/s");
-      const stray = bulkOnly.find((k) => o[k] !== undefined);
-      if (stray !== undefined)
-        return usage(context, o.json, `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --all`);
-      return (await actions()).redrive(context, id, o);
-    });
+    .action(
+      async (id: string | undefined, o: RedriveOptions & Partial<RedriveAllOptions> & { all?: boolean }, command: Command) => {
+        const bulkOnly = ["rate", "reason", "olderThan", "dryRun", "owner"] as const;
+        if (o.all === true) {
+          if (id !== undefined) return usage(context, o.json, "jobs redrive takes a job id or --all, not both");
+          const { defaultOwner, redriveAll } = await bulk();
+          return redriveAll(context, { ...o, owner: o.owner ?? defaultOwner(), lease: o.lease ?? "30s" });
+        }
+        if (id === undefined) return usage(context, o.json, "jobs redrive needs a job id, or --all --rate N/s");
+        const stray = bulkOnly.find((k) => o[k] !== undefined);
+        if (stray !== undefined)
+          return usage(context, o.json, `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --all`);
+        // --lease has a default, so only its source tells that it was given: refused as the others.
+        if (command.getOptionValueSource("lease") === "cli") return usage(context, o.json, "--lease goes with --all");
+        return (await actions()).redrive(context, id, o);
+      },
+    );
 
   jobs
     .command("prune")
