@@ -1,6 +1,7 @@
 import {
   DEAD_REASONS,
   FINISH_OUTCOMES,
+  JOB_STATES,
   MAX_ATTEMPTS_LIMIT,
   VerqError,
   checkIdentifier,
@@ -9,20 +10,13 @@ import {
   unknownJobError,
   type DeadReason,
   type FinishOutcome,
-  type Job,
+  type JobState,
 } from "@verq/core";
-import { JobQueue, MAX_PRUNE_BATCH, type VerqStore } from "@verq/store";
+import { JobQueue, MAX_PRUNE_BATCH, type JobStats, type VerqStore } from "@verq/store";
 import { clockFromEnv } from "./clock-from-env.ts";
-import {
-  describeEvent,
-  iso,
-  parseChoice,
-  parseDuration,
-  parsePayloadOption,
-  parseWholeNumber,
-  runCommand,
-  withStore,
-} from "./common.ts";
+import { iso, parseChoice, parseDuration, parsePayloadOption, parseWholeNumber, runCommand, withStore } from "./common.ts";
+import { describeJob, jobRow, kindAndFailure, kindText, showText } from "./job-text.ts";
+import { parseKindFilter } from "./kind-filter.ts";
 import { parsePriority, parseQueueName } from "./queue-options.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { DbOptions } from "./options.ts";
@@ -46,9 +40,6 @@ function checkNote(note: string): void {
     );
   }
 }
-
-const describeJob = (job: Job): string =>
-  `${job.id} ${job.state}${job.reason === null ? "" : `(${job.reason})`} token=${job.token} attempts=${job.attempts}/${job.maxAttempts}`;
 
 /** The options of `verq jobs enqueue`. */
 export interface EnqueueOptions extends DbOptions {
@@ -110,58 +101,100 @@ export const finish = (context: CliContext, id: string, o: FinishOptions): Promi
 /** The options of `verq jobs stats`. */
 export interface StatsOptions extends DbOptions {
   readonly queue?: string;
+  readonly kind?: string;
 }
 
-/** `verq jobs stats`: counts by state, dead letters by reason, the oldest dead job, the last redrive, lease expiries, per queue. */
+/** `by class: A=1 B=2`, or nothing when no dead job is counted. */
+const classCounts = (counts: Readonly<Record<string, number>>): string =>
+  Object.entries(counts)
+    .map(([name, n]) => `${name}=${n}`)
+    .join(" ") || "none";
+
+/** The human text of `verq jobs stats`. */
+const statsText = (s: JobStats): string =>
+  [
+    `pending=${s.byState.pending} leased=${s.byState.leased} done=${s.byState.done} dead=${s.byState.dead}`,
+    `dead by reason: ${Object.entries(s.dead.byReason)
+      .map(([r, v]) => `${r}=${v.count} (${(v.ratio * 100).toFixed(1)}%)`)
+      .join(" ")}`,
+    `dead by last failure class: ${classCounts(s.dead.byFailureClass)}`,
+    `oldest dead: ${s.dead.oldest === null ? "none" : `${s.dead.oldest.id} since ${iso(s.dead.oldest.deadSince)}`}`,
+    `last redrive: ${s.lastRedrive === null ? "none" : `${s.lastRedrive.jobId} ${s.lastRedrive.note} at ${iso(s.lastRedrive.at)} -> ${s.lastRedrive.resultState ?? "?"}`}`,
+    `lease expiries: ${s.leaseExpiries}; stale finishes refused: ${s.staleFinishesRefused}`,
+    ...Object.entries(s.queues).map(
+      ([name, q]) =>
+        `queue ${name}: pending=${q.byState.pending} leased=${q.leased}/${q.maxLeased ?? "unlimited"} done=${q.byState.done} dead=${q.byState.dead}`,
+    ),
+    ...Object.entries(s.kinds).map(
+      ([name, k]) =>
+        `kind ${name}: pending=${k.byState.pending} leased=${k.byState.leased} done=${k.byState.done} dead=${k.byState.dead} (dead by class: ${classCounts(k.deadByFailureClass)})`,
+    ),
+  ].join("\n");
+
+/** `verq jobs stats`: counts by state, dead letters by reason and last failure class, the oldest dead job, the last redrive, lease expiries, per queue and per kind. */
 export const stats = (context: CliContext, o: StatsOptions): Promise<void> =>
   runCommand(context, o, () => {
-    const only = o.queue === undefined ? {} : { queue: parseQueueName(o.queue, "--queue") };
+    const filter = {
+      ...(o.queue === undefined ? {} : { queue: parseQueueName(o.queue, "--queue") }),
+      ...(o.kind === undefined ? {} : { kind: parseKindFilter(o.kind) }),
+    };
     return withQueue(o.db, async (queue) => {
-      const s = await queue.stats(only);
-      emit(context.io, o.json === true, s, () =>
-        [
-          `pending=${s.byState.pending} leased=${s.byState.leased} done=${s.byState.done} dead=${s.byState.dead}`,
-          `dead by reason: ${Object.entries(s.dead.byReason)
-            .map(([r, v]) => `${r}=${v.count} (${(v.ratio * 100).toFixed(1)}%)`)
-            .join(" ")}`,
-          `oldest dead: ${s.dead.oldest === null ? "none" : `${s.dead.oldest.id} since ${iso(s.dead.oldest.deadSince)}`}`,
-          `last redrive: ${s.lastRedrive === null ? "none" : `${s.lastRedrive.jobId} ${s.lastRedrive.note} at ${iso(s.lastRedrive.at)} -> ${s.lastRedrive.resultState ?? "?"}`}`,
-          `lease expiries: ${s.leaseExpiries}; stale finishes refused: ${s.staleFinishesRefused}`,
-          ...Object.entries(s.queues).map(
-            ([name, q]) =>
-              `queue ${name}: pending=${q.byState.pending} leased=${q.leased}/${q.maxLeased ?? "unlimited"} done=${q.byState.done} dead=${q.byState.dead}`,
-          ),
-        ].join("\n"),
-      );
+      const s = await queue.stats(filter);
+      emit(context.io, o.json === true, s, () => statsText(s));
     });
   });
 
 /** The options of `verq jobs dead`. */
 export interface DeadOptions extends DbOptions {
   readonly reason?: string;
+  readonly kind?: string;
   readonly limit: string;
 }
 
-/** `verq jobs dead`: dead jobs, oldest first, identifiers only. */
+/** `verq jobs dead`: dead jobs, oldest first, with their kind and last failure; identifiers only. */
 export const dead = (context: CliContext, o: DeadOptions): Promise<void> =>
   runCommand(context, o, () => {
     const reason = o.reason === undefined ? undefined : parseChoice<DeadReason>(o.reason, "--reason", DEAD_REASONS);
+    const kind = o.kind === undefined ? undefined : parseKindFilter(o.kind);
     const limit = parseWholeNumber(o.limit, "--limit", { min: 1 });
     return withQueue(o.db, async (queue) => {
-      const jobs = await queue.list("dead", { limit, ...(reason === undefined ? {} : { reason }) });
-      const rows = jobs.map((j) => ({
-        id: j.id,
-        reason: j.reason,
-        deadSince: j.deadSince,
-        attempts: j.attempts,
-        token: j.token,
-      }));
-      emit(context.io, o.json === true, rows, () =>
-        rows.length === 0
+      const jobs = await queue.list("dead", {
+        limit,
+        ...(reason === undefined ? {} : { reason }),
+        ...(kind === undefined ? {} : { kind }),
+      });
+      emit(context.io, o.json === true, jobs.map(jobRow), () =>
+        jobs.length === 0
           ? "no dead jobs"
-          : rows
-              .map((r) => `${r.id} ${r.reason} since ${iso(r.deadSince ?? 0)} attempts=${r.attempts} token=${r.token}`)
+          : jobs
+              .map(
+                (j) =>
+                  `${j.id} ${j.reason} since ${iso(j.deadSince ?? 0)} attempts=${j.attempts} token=${j.token} ${kindAndFailure(j)}`,
+              )
               .join("\n"),
+      );
+    });
+  });
+
+/** The options of `verq jobs list`. */
+export interface ListOptions extends DbOptions {
+  readonly state: string;
+  readonly kind?: string;
+  readonly limit: string;
+}
+
+/** `verq jobs list`: jobs in one state, oldest first, with their queue, kind and last failure; identifiers only. */
+export const list = (context: CliContext, o: ListOptions): Promise<void> =>
+  runCommand(context, o, () => {
+    const state = parseChoice<JobState>(o.state, "--state", JOB_STATES);
+    const kind = o.kind === undefined ? undefined : parseKindFilter(o.kind);
+    const limit = parseWholeNumber(o.limit, "--limit", { min: 1 });
+    return withQueue(o.db, async (queue) => {
+      const jobs = await queue.list(state, { limit, ...(kind === undefined ? {} : { kind }) });
+      emit(context.io, o.json === true, jobs.map(jobRow), () =>
+        jobs.length === 0
+          ? `no ${state} jobs${kind === undefined ? "" : ` of kind ${kindText(kind)}`}`
+          : jobs.map((j) => `${describeJob(j)} queue=${j.queue} ${kindAndFailure(j)}`).join("\n"),
       );
     });
   });
@@ -244,7 +277,7 @@ export const cancel = (context: CliContext, id: string, o: CancelOptions): Promi
     });
   });
 
-/** `verq jobs show`: a job and its timeline, without payloads. */
+/** `verq jobs show`: a job with its kind and last failure, and its timeline with each event's failure; without payloads. */
 export const show = (context: CliContext, id: string, o: DbOptions): Promise<void> =>
   runCommand(context, o, () => {
     checkIdentifier(id, "the job id");
@@ -252,8 +285,6 @@ export const show = (context: CliContext, id: string, o: DbOptions): Promise<voi
       const events = await queue.history(id);
       const job = await queue.get(id);
       if (job === null) throw unknownJobError(id);
-      emit(context.io, o.json === true, { ...job, events }, () =>
-        [describeJob(job), ...events.map((e) => describeEvent(e, ["payload"]))].join("\n"),
-      );
+      emit(context.io, o.json === true, { ...job, events }, () => showText(job, events));
     });
   });

@@ -4,6 +4,7 @@ import type {
   DeadOptions,
   EnqueueOptions,
   FinishOptions,
+  ListOptions,
   PruneOptions,
   RedriveOptions,
   StatsOptions,
@@ -18,7 +19,7 @@ const actions = () => import("./jobs-actions.ts");
 const bulk = () => import("./jobs-bulk.ts");
 const worker = () => import("./jobs-work.ts");
 
-/** `verq jobs …`: enqueue, work, finish, stats, dead, redrive, cancel, prune, show. */
+/** `verq jobs …`: enqueue, work, finish, stats, list, dead, redrive, cancel, prune, show. */
 export function registerJobsCommands(program: Command, context: CliContext): void {
   const jobs = program.command("jobs").description("durable jobs with leases, fencing tokens and dead letters");
 
@@ -83,17 +84,31 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
 
   jobs
     .command("stats")
-    .description("counts by state, dead letters by reason, oldest dead job, last redrive, lease expiries, and per queue")
+    .description(
+      "counts by state, dead letters by reason and last failure class, oldest dead job, last redrive, lease expiries, per queue and per kind",
+    )
     .addOption(dbOption())
     .option("--queue <name>", "show only this queue in the per-queue figures")
+    .option("--kind <name>", "show only this kind in the per-kind figures ((none): the jobs without a kind)")
     .addOption(jsonOption())
     .action(async (o: StatsOptions) => (await actions()).stats(context, o));
 
   jobs
+    .command("list")
+    .description("jobs in one state, oldest first, with their queue, kind and last failure class (identifiers only, no payloads)")
+    .addOption(dbOption())
+    .requiredOption("--state <state>", "pending, leased, done or dead")
+    .option("--kind <name>", "only jobs of this kind ((none): the jobs without a kind)")
+    .option("--limit <n>", "at most this many", "100")
+    .addOption(jsonOption())
+    .action(async (o: ListOptions) => (await actions()).list(context, o));
+
+  jobs
     .command("dead")
-    .description("dead jobs, oldest first (identifiers only, no payloads)")
+    .description("dead jobs, oldest first, with their kind and last failure class (identifiers only, no payloads)")
     .addOption(dbOption())
     .option("--reason <reason>", "permanent, exhausted, deadline or cancelled")
+    .option("--kind <name>", "only jobs of this kind ((none): the jobs without a kind)")
     .option("--limit <n>", "at most this many", "100")
     .addOption(jsonOption())
     .action(async (o: DeadOptions) => (await actions()).dead(context, o));
@@ -118,19 +133,23 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
     .option("--owner <name>", "with --all: the name the bulk-redrive lock records (default host:pid)")
     .option("--lease <duration>", "with --all: the lock's lease, renewed every third while the run goes on", "30s")
     .addOption(jsonOption())
-    .action(async (id: string | undefined, o: RedriveOptions & Partial<RedriveAllOptions> & { all?: boolean }) => {
-      const bulkOnly = ["rate", "reason", "olderThan", "dryRun", "owner"] as const;
-      if (o.all === true) {
-        if (id !== undefined) return usage(context, o.json, "jobs redrive takes a job id or --all, not both");
-        const { defaultOwner, redriveAll } = await bulk();
-        return redriveAll(context, { ...o, owner: o.owner ?? defaultOwner(), lease: o.lease ?? "30s" });
-      }
-      if (id === undefined) return usage(context, o.json, "jobs redrive needs a job id, or --all --rate N/s");
-      const stray = bulkOnly.find((k) => o[k] !== undefined);
-      if (stray !== undefined)
-        return usage(context, o.json, `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --all`);
-      return (await actions()).redrive(context, id, o);
-    });
+    .action(
+      async (id: string | undefined, o: RedriveOptions & Partial<RedriveAllOptions> & { all?: boolean }, command: Command) => {
+        const bulkOnly = ["rate", "reason", "olderThan", "dryRun", "owner"] as const;
+        if (o.all === true) {
+          if (id !== undefined) return usage(context, o.json, "jobs redrive takes a job id or --all, not both");
+          const { defaultOwner, redriveAll } = await bulk();
+          return redriveAll(context, { ...o, owner: o.owner ?? defaultOwner(), lease: o.lease ?? "30s" });
+        }
+        if (id === undefined) return usage(context, o.json, "jobs redrive needs a job id, or --all --rate N/s");
+        const stray = bulkOnly.find((k) => o[k] !== undefined);
+        if (stray !== undefined)
+          return usage(context, o.json, `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --all`);
+        // --lease has a default, so only its source tells that it was given: refused as the others.
+        if (command.getOptionValueSource("lease") === "cli") return usage(context, o.json, "--lease goes with --all");
+        return (await actions()).redrive(context, id, o);
+      },
+    );
 
   jobs
     .command("prune")
@@ -158,7 +177,9 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
 
   jobs
     .command("show")
-    .description("a job and its timeline: claims with tokens and owners, outcomes, dead reason, redrives")
+    .description(
+      "a job, its kind and last failure, and its timeline: claims with tokens and owners, failures, outcomes, dead reason, redrives",
+    )
     .argument("<id>", "job id")
     .addOption(dbOption())
     .addOption(jsonOption())

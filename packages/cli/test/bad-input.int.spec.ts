@@ -47,6 +47,13 @@ const BASES: Record<string, Base> = {
   },
   "jobs stats": { args: [], options: [["--db", DB]] },
   "jobs dead": { args: [], options: [["--db", DB]] },
+  "jobs list": {
+    args: [],
+    options: [
+      ["--db", DB],
+      ["--state", "pending"],
+    ],
+  },
   "jobs redrive": {
     args: ["j1"],
     options: [

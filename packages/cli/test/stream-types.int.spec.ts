@@ -175,11 +175,15 @@ for (const engine of ENGINES) {
       const registry = new Registry();
       registerVerqMetrics(registry, { store });
       const metrics = await registry.getMetricsAsJSON();
-      const labels = (name: string, label: string) =>
-        metrics
-          .find((m) => m.name === name)
-          ?.values.map((v) => String((v.labels as Record<string, unknown>)[label]))
-          .sort();
+      // Each distinct value once: verq_jobs has one series per state for each queue and kind.
+      const labels = (name: string, label: string) => [
+        ...new Set(
+          metrics
+            .find((m) => m.name === name)
+            ?.values.map((v) => String((v.labels as Record<string, unknown>)[label]))
+            .sort(),
+        ),
+      ];
       expect(labels("verq_jobs", "state")).toEqual([...JOB_STATES].sort());
       expect(labels("verq_jobs_dead", "reason")).toEqual([...DEAD_REASONS].sort());
       expect(labels("verq_ledger_entries", "state")).toEqual([...GUID_STATES].sort());

@@ -22,7 +22,14 @@ export { JobWorker } from "./jobs/job-worker.ts";
 export type { DrainOptions, JobWorkerOptions, JobWorkerReport, JobWorkerResult } from "./jobs/job-worker-options.ts";
 export { errorFields, silentLogger, stderrLogger, type LogFn, type VerqLogger } from "./verq-logger.ts";
 export type { VerqDatabase } from "./schema.ts";
-export type { JobStats, QueueStats } from "./sql/jobs/selectJobStats.ts";
+export {
+  JOB_STATS_NONE,
+  type JobGroupStats,
+  type JobStats,
+  type JobStatsFilter,
+  type KindStats,
+  type QueueStats,
+} from "./sql/jobs/selectJobStats.ts";
 export { readAllEvents } from "./sql/events/readAllEvents.ts";
 export {
   EventSubscriptions,

@@ -38,9 +38,10 @@ const INPUT_CODES = new Set(["VERQ_INVALID_ID", "VERQ_INVALID_GUID"]);
 
 /**
  * The read-only dashboard as a Fastify plugin, for a service's own app or for `verq dashboard`:
- * `GET /` (the job, GUID and message machines drawn from their definitions with their counts, the dead letters,
- * the last redrive, the UNKNOWN and FAILED ledger entries, the file queue), `GET /jobs/:id` and
- * `GET /ledger/:guid` (one stream's timeline; its payload only with `?payload=1`). Server-rendered
+ * `GET /` (the job, GUID and message machines drawn from their definitions with their counts, the dead letters
+ * with their kinds and last failure classes, the last redrive, the kinds, the UNKNOWN and FAILED ledger entries,
+ * the file queue), `GET /jobs/:id` (a job with its kind and last failure, and its timeline with each event's
+ * failure) and `GET /ledger/:guid` (one stream's timeline; its payload only with `?payload=1`). Server-rendered
  * HTML, every value escaped; an unknown id is a 404 page, a malformed one a 400 page. It registers
  * no route that writes, and it reads only through the store's services.
  */

@@ -2,6 +2,8 @@ import type { MachineGraphEdge } from "@verq/core";
 import type { Overview } from "./dashboard-data.ts";
 import { html, type Html } from "./html.ts";
 import type { DrawnMachine } from "./drawn-machines.ts";
+import { kindName } from "./failure-html.ts";
+import { countBadges, kindsSection } from "./kinds-section.ts";
 import { drawMachine, transitionLabel, type MachineLayout } from "./machine-diagram.ts";
 import { page, time, type DashboardPaths } from "./page-shell.ts";
 
@@ -56,7 +58,9 @@ function deadTable(o: Overview, paths: DashboardPaths): Html {
         <td>
           <a href="${paths.job(job.id)}"><code>${job.id}</code></a>
         </td>
+        <td data-col="kind"><code>${kindName(job.kind)}</code></td>
         <td><span class="badge dead">${job.reason}</span></td>
+        <td data-col="failure">${job.lastFailure === null ? "—" : html`<code>${job.lastFailure.errorClass}</code>`}</td>
         <td>${time(job.deadSince)}</td>
         <td class="num">${job.attempts} / ${job.maxAttempts}</td>
         <td class="num">${job.token}</td>
@@ -66,7 +70,9 @@ function deadTable(o: Overview, paths: DashboardPaths): Html {
       <thead>
         <tr>
           <th>id</th>
+          <th>kind</th>
           <th>reason</th>
+          <th>last failure</th>
           <th>dead since</th>
           <th class="num">attempts</th>
           <th class="num">token</th>
@@ -90,6 +96,8 @@ function jobsSection(o: Overview, paths: DashboardPaths): Html {
       <dl class="facts">
         <dt>dead</dt>
         <dd>${dead.count} ${reasons}</dd>
+        <dt>dead by last failure class</dt>
+        <dd id="dead-by-class">${countBadges(dead.byFailureClass)}</dd>
         <dt>oldest dead job</dt>
         <dd id="oldest-dead">
           ${
@@ -207,12 +215,13 @@ function filesSection(o: Overview): Html {
   </section>`;
 }
 
-/** The overview (`/`): the machines it draws (job, GUID, message) with their counts, the dead letters, the open ledger entries and the file queue. */
+/** The overview (`/`): the machines it draws (job, GUID, message) with their counts, the dead letters, the kinds, the open ledger entries and the file queue. */
 export function overviewPage(paths: DashboardPaths, layouts: MachineLayouts, o: Overview): string {
   return page(
     paths,
     "Overview",
     o.at,
-    html`${machinesSection(layouts, o)} ${jobsSection(o, paths)} ${ledgerSection(o, paths)} ${filesSection(o)}`,
+    html`${machinesSection(layouts, o)} ${jobsSection(o, paths)} ${kindsSection(o.jobs)} ${ledgerSection(o, paths)}
+    ${filesSection(o)}`,
   );
 }

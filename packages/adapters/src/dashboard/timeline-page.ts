@@ -1,5 +1,6 @@
 import type { Job, LedgerEntry } from "@verq/core";
 import type { StoredEvent } from "@verq/store";
+import { failureDetails, kindName, lastFailureFacts } from "./failure-html.ts";
 import { html, type Html, type HtmlValue } from "./html.ts";
 import { page, time, type DashboardPaths } from "./page-shell.ts";
 
@@ -26,6 +27,11 @@ function details(data: Record<string, unknown>, columns: Columns, withPayload: b
   const items: HtmlValue[] = [];
   for (const [key, value] of Object.entries(data)) {
     if (skipped.has(key)) continue;
+    // A job's failure (job.failed, job.retryScheduled, job.died): its fields one by one.
+    if (key === "failure") {
+      items.push(failureDetails(value));
+      continue;
+    }
     const text = TIME_FIELDS.has(key) && typeof value === "number" ? time(value) : shown(value);
     items.push(html`<span class="detail" data-key="${key}"><span class="muted">${key}=</span><code>${text}</code></span> `);
   }
@@ -69,7 +75,10 @@ const payloadToggle = (withPayload: boolean, what: string): Html =>
     ? html`<p><a href="?">Hide the ${what}</a></p>`
     : html`<p id="payload-hidden" class="muted">The ${what} is not shown. <a href="?payload=1">Show this entry's ${what}</a></p>`;
 
-/** `/jobs/ID`: the job as projected and its timeline, every event in order with its time, token and owner. */
+/**
+ * `/jobs/ID`: the job as projected (with its kind and its last failure) and its timeline, every
+ * event in order with its time, token and owner, and the failure of each event that carries one.
+ */
 export function jobPage(
   paths: DashboardPaths,
   at: number,
@@ -84,6 +93,10 @@ export function jobPage(
     html`<section id="job" data-job="${job.id}">
       <h2>Job <code>${job.id}</code> <span class="badge ${job.state}">${job.state}</span></h2>
       <dl class="facts">
+        <dt>kind</dt>
+        <dd id="job-kind"><code>${kindName(job.kind)}</code></dd>
+        <dt>queue</dt>
+        <dd><code>${job.queue}</code></dd>
         <dt>token</dt>
         <dd id="job-token">${job.token}</dd>
         <dt>attempts</dt>
@@ -94,6 +107,8 @@ export function jobPage(
         <dd>${time(job.leaseUntil)}</dd>
         <dt>reason</dt>
         <dd>${job.reason ?? "—"}</dd>
+        <dt>last failure</dt>
+        ${lastFailureFacts(job.lastFailure)}
         <dt>dead since</dt>
         <dd>${time(job.deadSince)}</dd>
         <dt>available at</dt>

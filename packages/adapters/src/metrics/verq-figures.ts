@@ -1,10 +1,13 @@
 import type { Clock } from "@verq/core";
 import { GuidLedger, JobQueue, type JobStats, type LedgerStats, type VerqStore } from "@verq/store";
 import { measureLag, type QueueLag } from "../files/queue-lag.ts";
+import { labelGroups, type LabelBounds, type LabelledGroups } from "./labelled-groups.ts";
 
 /** What one scrape reads: the jobs' and the ledger's statistics, the queue folders' counts, and "now". */
 export interface VerqFigures {
   readonly jobs: JobStats;
+  /** `jobs.groups` as the label values of the per-queue-and-kind metrics, within the bounds. */
+  readonly labelled: LabelledGroups;
   readonly ledger: LedgerStats;
   /** `null` when no file queue is watched. */
   readonly files: QueueLag | null;
@@ -17,6 +20,9 @@ export interface FigureSources {
   readonly store: VerqStore;
   readonly files?: string | undefined;
   readonly clock: Clock;
+  readonly bounds: LabelBounds;
+  /** Called once per read with what its labels folded into the overflow value. */
+  readonly onRead?: (labelled: LabelledGroups) => void;
 }
 
 /**
@@ -31,7 +37,9 @@ export function figureReader(sources: FigureSources): () => Promise<VerqFigures>
   const read = async (): Promise<VerqFigures> => {
     const [jobs, ledgerStats] = await Promise.all([queue.stats(), ledger.stats()]);
     const files = sources.files === undefined ? null : measureLag(sources.files);
-    return { jobs, ledger: ledgerStats, files, now: sources.clock.now() };
+    const labelled = labelGroups(jobs.groups, sources.bounds);
+    sources.onRead?.(labelled);
+    return { jobs, labelled, ledger: ledgerStats, files, now: sources.clock.now() };
   };
   return () => {
     inFlight ??= read().finally(() => {

@@ -2,6 +2,8 @@ import { systemClock, type Clock, type GuidState, type MessageState } from "@ver
 import type { VerqStore } from "@verq/store";
 import { Counter, Gauge, type Registry } from "prom-client";
 import { openQueue } from "../files/queue-dirs.ts";
+import { checkBound, overflowCounter, OVERFLOW_METRIC_NAME } from "./label-bounds.ts";
+import type { LabelledGroups } from "./labelled-groups.ts";
 import { figureReader, type VerqFigures } from "./verq-figures.ts";
 
 /** Options of {@link registerVerqMetrics}. */
@@ -12,12 +14,21 @@ export interface VerqMetricsOptions {
   readonly files?: string;
   /** The clock the ages are measured with: the system clock. */
   readonly clock?: Clock;
+  /**
+   * The most distinct queues, kinds and failure classes a metric labels by their own names: 100
+   * each. Past the bound, the values after the first ones by name are labelled `_other` (summed),
+   * and each scrape adds the number of values it folded to `verq_metric_labels_overflow_total`.
+   */
+  readonly maxQueues?: number;
+  readonly maxKinds?: number;
+  readonly maxErrorClasses?: number;
 }
 
 /** The names of the metrics {@link registerVerqMetrics} adds, as they appear in the exposition. */
 export const VERQ_METRIC_NAMES = [
   "verq_jobs",
   "verq_jobs_dead",
+  "verq_jobs_dead_by_failure_class",
   "verq_jobs_oldest_dead_age_seconds",
   "verq_job_lease_expiries_total",
   "verq_job_stale_finishes_refused_total",
@@ -25,7 +36,15 @@ export const VERQ_METRIC_NAMES = [
   "verq_ledger_entries",
   "verq_ledger_oldest_age_seconds",
   "verq_files",
+  OVERFLOW_METRIC_NAME,
 ] as const;
+
+/** The metrics labelled by queue and kind, and the labels each is bounded on. */
+const BOUNDED_LABELS = {
+  verq_jobs: ["queue", "kind"],
+  verq_job_lease_expiries_total: ["queue", "kind"],
+  verq_jobs_dead_by_failure_class: ["queue", "kind", "error_class"],
+} as const;
 
 /** The queue folders whose files wait for someone: to be claimed, to be settled, to be fixed and replayed. */
 const QUEUE_DIRS = ["inbox", "processing", "error"] as const satisfies readonly MessageState[];
@@ -38,18 +57,25 @@ const ageSeconds = (now: number, since: number | undefined): number =>
   since === undefined ? 0 : Math.max(0, now - since) / 1_000;
 
 /**
- * Adds verq's metrics to `registry` (prom-client): gauges of jobs by state and dead jobs by
- * reason, the age of the oldest dead job, counters of lease expiries, stale finishes refused
- * and redrives, gauges of GUID ledger entries by state and of the oldest UNKNOWN and FAILED
- * entry's age, and, with `files`, the files waiting in `inbox/`, `processing/` and `error/`.
+ * Adds verq's metrics to `registry` (prom-client): gauges of jobs by queue, kind and state, dead
+ * jobs by reason and by queue, kind and the class of their last failure, the age of the oldest
+ * dead job, counters of lease expiries (by queue and kind), stale finishes refused and redrives,
+ * gauges of GUID ledger entries by state and of the oldest UNKNOWN and FAILED entry's age, and,
+ * with `files`, the files waiting in `inbox/`, `processing/` and `error/`.
  *
  * Nothing is counted in this process: every figure is read from the store (`JobQueue.stats()`,
  * `GuidLedger.stats()`) and the queue's folders when the registry is scraped, one read per
- * scrape, so every process that registers them reports the same figures. Every labelled series
- * is present, 0 when empty; label values are only states, reasons and folder names, never a job
- * id, a GUID or a payload. An age is 0 when nothing is waiting. A `files` root that is not a
- * file queue throws `VERQ_INVALID_ARGUMENT` here, before anything is registered; registering
- * twice on one registry throws, as prom-client does for any metric name registered twice.
+ * scrape, so every process that registers them reports the same figures. Label values are only
+ * states, reasons, folder names, queue and kind names and failure classes, never a job id, a GUID
+ * or a payload; jobs without a kind have the kind `""`, dead jobs with no recorded failure the
+ * error class `""`. Queues, kinds and failure classes are bounded per metric (`maxQueues`,
+ * `maxKinds`, `maxErrorClasses`, 100 each): past the bound a value is labelled `_other` and
+ * counted in `verq_metric_labels_overflow_total{metric,label}`. Every state of the default
+ * queue's kindless jobs, and every reason, is present, 0 when empty; other series exist while
+ * jobs are in them. An age is 0 when nothing is waiting. A `files` root that is not a file queue,
+ * or a bound that is not a whole number of at least 1, throws `VERQ_INVALID_ARGUMENT` here,
+ * before anything is registered; registering twice on one registry throws, as prom-client does
+ * for any metric name registered twice.
  *
  * @example
  * const registry = new Registry();
@@ -58,7 +84,26 @@ const ageSeconds = (now: number, since: number | undefined): number =>
  */
 export function registerVerqMetrics(registry: Registry, options: VerqMetricsOptions): void {
   if (options.files !== undefined) openQueue(options.files);
-  const figures = figureReader({ store: options.store, files: options.files, clock: options.clock ?? systemClock });
+  const bounds = {
+    queues: checkBound(options.maxQueues, "maxQueues"),
+    kinds: checkBound(options.maxKinds, "maxKinds"),
+    errorClasses: checkBound(options.maxErrorClasses, "maxErrorClasses"),
+  };
+  const overflow = overflowCounter(registry);
+  const countFolded = ({ folded }: LabelledGroups) => {
+    const byLabel = { queue: folded.queue, kind: folded.kind, error_class: folded.errorClass };
+    for (const [metric, labels] of Object.entries(BOUNDED_LABELS)) {
+      for (const label of labels) if (byLabel[label] > 0) overflow.counter.inc({ metric, label }, byLabel[label]);
+    }
+  };
+  const figures = figureReader({
+    store: options.store,
+    files: options.files,
+    clock: options.clock ?? systemClock,
+    bounds,
+    onRead: countFolded,
+  });
+  overflow.waitFor(figures);
   const registers = [registry];
 
   /** A gauge whose series are set from the figures of the scrape. */
@@ -78,39 +123,61 @@ export function registerVerqMetrics(registry: Registry, options: VerqMetricsOpti
       },
     });
 
-  /** A counter whose value is a total kept by the store; it only climbs, so it is exposed as a counter. */
-  const counter = (name: (typeof VERQ_METRIC_NAMES)[number], help: string, total: (f: VerqFigures) => number) =>
-    new Counter({
+  /** A counter whose values are totals kept by the store; they only climb, so they are exposed as a counter. */
+  const counter = <L extends string>(
+    name: (typeof VERQ_METRIC_NAMES)[number],
+    help: string,
+    labelNames: readonly L[],
+    totals: (f: VerqFigures) => readonly [Partial<Record<L, string>>, number][],
+  ) =>
+    new Counter<L>({
       name,
       help,
+      labelNames,
       registers,
       async collect() {
-        const value = total(await figures());
+        const values = totals(await figures());
         this.reset();
-        this.inc(value);
+        for (const [labels, value] of values) this.inc(labels, value);
       },
     });
 
-  gauge("verq_jobs", "Jobs by state.", ["state"], (g, f) => {
-    for (const [state, count] of Object.entries(f.jobs.byState)) g.set({ state }, count);
+  gauge("verq_jobs", "Jobs by queue, kind and state.", ["queue", "kind", "state"], (g, f) => {
+    g.reset();
+    for (const { queue, kind, byState } of f.labelled.groups) {
+      for (const [state, count] of Object.entries(byState)) g.set({ queue, kind, state }, count);
+    }
   });
   gauge("verq_jobs_dead", "Dead jobs by the reason they died.", ["reason"], (g, f) => {
     for (const [reason, { count }] of Object.entries(f.jobs.dead.byReason)) g.set({ reason }, count);
   });
+  gauge(
+    "verq_jobs_dead_by_failure_class",
+    "Dead jobs by queue, kind and the class of their last recorded failure (empty: none recorded).",
+    ["queue", "kind", "error_class"],
+    (g, f) => {
+      g.reset();
+      for (const { queue, kind, deadByFailureClass } of f.labelled.groups) {
+        for (const [errorClass, count] of deadByFailureClass) g.set({ queue, kind, error_class: errorClass }, count);
+      }
+    },
+  );
   gauge("verq_jobs_oldest_dead_age_seconds", "Seconds since the oldest dead job died; 0 when none is dead.", [], (g, f) =>
     g.set(ageSeconds(f.now, f.jobs.dead.oldest?.deadSince)),
   );
   counter(
     "verq_job_lease_expiries_total",
-    "Claims that took a job over from a worker whose lease had expired.",
-    (f) => f.jobs.leaseExpiries,
+    "Claims that took a job over from a worker whose lease had expired, by queue and kind.",
+    ["queue", "kind"],
+    (f) => f.labelled.groups.map(({ queue, kind, leaseExpiries }) => [{ queue, kind }, leaseExpiries]),
   );
   counter(
     "verq_job_stale_finishes_refused_total",
     "Finishes refused because the token was stale or the job no longer leased.",
-    (f) => f.jobs.staleFinishesRefused,
+    [],
+    (f) => [[{}, f.jobs.staleFinishesRefused]],
   );
-  counter("verq_job_redrives_total", "Redrives of dead jobs recorded in the audit trail.", (f) => f.jobs.redrives);
+  counter("verq_job_redrives_total", "Redrives of dead jobs recorded in the audit trail.", [], (f) => [[{}, f.jobs.redrives]]);
   gauge("verq_ledger_entries", "GUID ledger entries by state.", ["state"], (g, f) => {
     for (const [state, count] of Object.entries(f.ledger.byState)) g.set({ state }, count);
   });

@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 describe("the dashboard in headless Chromium", () => {
-  it("loads offline, draws every state of every machine, lists a dead job with its reason, and /jobs/ID shows tokens 1 and 2", async () => {
+  it("loads offline, draws every state of every machine, lists a dead job with its kind, reason and last failure, shows the kinds, and /jobs/ID shows tokens 1 and 2 and the failures", async () => {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
     const page = await context.newPage();
     const blocked: string[] = [];
@@ -92,12 +92,31 @@ describe("the dashboard in headless Chromium", () => {
       );
     }
 
-    // A dead job with its reason; the markup id is text, and no script ran.
+    // A dead job with its kind, reason and last failure; the markup id is text, and no script ran.
     const row = page.locator(`#dead-letters tr[data-job="${SEEDED.claimedTwice}"]`);
-    expect(await row.locator("td").nth(1).textContent()).toBe("permanent");
-    expect(await row.locator("td").nth(4).textContent()).toBe("2");
+    expect(await row.locator("td").allTextContents()).toEqual([
+      expect.stringContaining(SEEDED.claimedTwice),
+      "order.ship",
+      "permanent",
+      "HttpError",
+      "2026-01-15T09:00:30.000Z",
+      expect.stringMatching(/^\s*2\s*\/\s*3\s*$/),
+      "2",
+    ]);
     expect(await page.locator("#dead-letters").textContent()).toContain(SCRIPT_ID);
     expect(await page.evaluate<number>("document.scripts.length")).toBe(0);
+
+    // The kinds, each with its jobs by state and its dead jobs by last failure class.
+    const kinds = page.locator("#kinds-table tbody tr");
+    const kindNames: (string | null)[] = [];
+    for (let i = 0; i < (await kinds.count()); i++) kindNames.push(await kinds.nth(i).getAttribute("data-kind"));
+    expect(kindNames).toEqual(Object.keys(SEEDED.kinds));
+    for (const [kind, counts] of Object.entries(SEEDED.kinds)) {
+      const cells = page.locator(`#kinds-table tr[data-kind="${kind}"] td.num`);
+      expect(await cells.allTextContents(), kind).toEqual(counts.map(String));
+    }
+    expect(await page.locator('#kinds-table tr[data-kind="order.ship"] .badge').textContent()).toBe("HttpError 1");
+    expect(await page.locator("#kinds-table").isVisible()).toBe(true);
 
     if (process.env.VERQ_SCREENSHOT === "1") await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
@@ -108,6 +127,24 @@ describe("the dashboard in headless Chromium", () => {
     expect(await claims.locator('td[data-col="token"]').allTextContents()).toEqual(["1", "2"]);
     expect(await claims.locator('td[data-col="owner"]').allTextContents()).toEqual(["worker-a", "worker-b"]);
     expect(await page.locator("#job-token").textContent()).toBe("2");
+    // Its kind, its last failure, and the failure each failure-carrying event carries.
+    expect(await page.locator("#job-kind").textContent()).toBe("order.ship");
+    const last = page.locator("#job-last-failure .detail");
+    expect((await last.allTextContents()).map((text) => text.replace(/\s+/g, " ").trim())).toEqual([
+      "category=permanent",
+      "class=HttpError",
+      "code=—",
+      "status=422",
+      "attempt=2",
+      "token=2",
+      "at 2026-01-15T09:00:30.000Z",
+    ]);
+    const failed = page.locator('#timeline tr[data-type="job.failed"] .detail.failure');
+    expect(await failed.allTextContents()).toEqual(["category=unexpected", "class=TypeError"]);
+    expect(await page.locator('#timeline tr[data-type="job.failed"] td[data-col="token"]').textContent()).toBe("1");
+    const died = page.locator('#timeline tr[data-type="job.died"] .detail.failure');
+    expect(await died.allTextContents()).toEqual(["category=permanent", "class=HttpError", "status=422"]);
+    expect(await died.first().isVisible()).toBe(true);
     expect(await page.locator("#payload").count()).toBe(0);
 
     expect(dialogs).toEqual([]);

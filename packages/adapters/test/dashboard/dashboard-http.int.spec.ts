@@ -19,6 +19,15 @@ import { SCRIPT_ID, SECRET, SECRET_REQUEST, SEEDED, seedDashboard } from "./supp
 
 const encoded = (id: string) => encodeURIComponent(id);
 
+/** The `key=value` details of the timeline row of the event `type` (the first one), in order. */
+function eventDetails(page: string, type: string): [string, string][] {
+  const row =
+    new RegExp(`<tr data-version="\\d+" data-type="${type.replace(".", "\\.")}">([\\s\\S]*?)</tr>`).exec(page)?.[1] ?? "";
+  return [...row.matchAll(/data-key="([^"]+)"\s*><span class="muted">[^<]*<\/span><code>([^<]*)<\/code>/g)].map(
+    (m): [string, string] => [m[1] ?? "", m[2] ?? ""],
+  );
+}
+
 /** Every `data-state="…" data-count="…"` pair of one machine's figure. */
 function drawnCounts(page: string, machine: VerqMachineName): Record<string, string> {
   const figure = new RegExp(`<figure class="machine" data-machine="${machine}">([\\s\\S]*?)</figure>`).exec(page)?.[1] ?? "";
@@ -104,6 +113,73 @@ for (const engine of ENGINES) {
       expect(page.body).toMatch(/<dd data-folder="inbox">2<\/dd>[\s\S]*<dd data-folder="error">1<\/dd>/);
     });
 
+    it("/ shows the kinds with their jobs by state and dead jobs by last failure class, and each dead letter's kind and last failure", async () => {
+      const page = (await get("/")).body;
+      const kinds = [...page.matchAll(/<tr data-kind="([^"]+)">([\s\S]*?)<\/tr>/g)].map((m) => [
+        m[1],
+        [...(m[2] ?? "").matchAll(/data-state="\w+">(\d+)</g)].map((c) => Number(c[1])),
+      ]);
+      expect(kinds).toEqual(Object.entries(SEEDED.kinds));
+      expect(page).toMatch(/<tr data-kind="mail\.send">[\s\S]*?<span class="badge" data-name="FetchError">FetchError 1<\/span>/);
+      const byClass = /id="dead-by-class">([\s\S]*?)<\/dd>/.exec(page)?.[1] ?? "";
+      expect([...byClass.matchAll(/data-name="([^"]+)">[^<]* (\d+)</g)].map((m) => [m[1], m[2]])).toEqual([
+        ["(none)", "1"],
+        ["FetchError", "1"],
+        ["HttpError", "1"],
+      ]);
+      const deadRows = [
+        ...page.matchAll(
+          /<tr data-job="([^"]*)">[\s\S]*?data-col="kind"><code>([^<]*)<\/code>[\s\S]*?data-col="failure">(?:<code>)?([^<]*)</g,
+        ),
+      ].map((m) => [m[1], m[2], m[3]]);
+      expect(deadRows).toEqual([
+        [SEEDED.claimedTwice, "order.ship", "HttpError"],
+        [SEEDED.exhausted, "mail.send", "FetchError"],
+        ["&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;&quot;", "(none)", "—"],
+      ]);
+    });
+
+    it("/jobs/ID shows the kind, the last failure with every field, and the failure of each event that carries one", async () => {
+      const job = (await get(`/jobs/${SEEDED.claimedTwice}`)).body;
+      expect(job).toContain('id="job-kind"><code>order.ship</code>');
+      const last = /id="job-last-failure">([\s\S]*?)<\/dd>/.exec(job)?.[1] ?? "";
+      expect(
+        [...last.matchAll(/data-key="(\w+)"\s*><span class="muted">[^<]*<\/span>(?:<code>)?([^<]*)</g)].map((m) => [m[1], m[2]]),
+      ).toEqual([
+        ["category", "permanent"],
+        ["class", "HttpError"],
+        ["code", "—"],
+        ["status", "422"],
+        ["attempt", "2"],
+        ["token", "2"],
+        ["at", "2026-01-15T09:00:30.000Z"],
+      ]);
+      expect(eventDetails(job, "job.failed")).toEqual([
+        ["attempt", "1"],
+        ["category", "unexpected"],
+        ["class", "TypeError"],
+      ]);
+      expect(eventDetails(job, "job.died")).toEqual([
+        ["reason", "permanent"],
+        ["category", "permanent"],
+        ["class", "HttpError"],
+        ["status", "422"],
+        ["attempt", "2"],
+      ]);
+      const exhausted = (await get(`/jobs/${SEEDED.exhausted}`)).body;
+      expect(eventDetails(exhausted, "job.died")).toEqual([
+        ["reason", "exhausted"],
+        ["category", "retryable"],
+        ["class", "FetchError"],
+        ["code", "ECONNRESET"],
+        ["attempt", "1"],
+      ]);
+      expect(exhausted).not.toContain("[object");
+      const plain = (await get(`/jobs/${SEEDED.done}`)).body;
+      expect(plain).toContain('id="job-kind"><code>(none)</code>');
+      expect(plain).toContain('<dd id="job-last-failure">none</dd>');
+    });
+
     it("escapes a job id that is markup, on / and on its own page, and the page loads nothing from elsewhere", async () => {
       const [overview, job] = [await get("/"), await get(`/jobs/${encoded(SCRIPT_ID)}`)];
       expect(job.status).toBe(200);
@@ -128,9 +204,10 @@ for (const engine of ENGINES) {
       expect(rows).toEqual([
         ["1", "job.enqueued", "2026-01-15T09:00:00.000Z", "—", "—"],
         ["2", "job.claimed", "2026-01-15T09:00:00.000Z", "1", "worker-a"],
-        ["3", "job.leaseExpired", "2026-01-15T09:00:30.000Z", "1", "worker-a"],
-        ["4", "job.claimed", "2026-01-15T09:00:30.000Z", "2", "worker-b"],
-        ["5", "job.died", "2026-01-15T09:00:30.000Z", "2", "—"],
+        ["3", "job.failed", "2026-01-15T09:00:10.000Z", "1", "—"],
+        ["4", "job.leaseExpired", "2026-01-15T09:00:30.000Z", "1", "worker-a"],
+        ["5", "job.claimed", "2026-01-15T09:00:30.000Z", "2", "worker-b"],
+        ["6", "job.died", "2026-01-15T09:00:30.000Z", "2", "—"],
       ]);
       expect(job.body).not.toContain(SECRET);
       expect(job.body).toContain('href="?payload=1"');

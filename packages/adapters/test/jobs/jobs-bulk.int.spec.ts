@@ -322,6 +322,7 @@ for (const engine of ENGINES) {
           await verq(...base, "--all", "--rate", "10/h"),
           await verq(...base, "a", "--all", "--rate", "10/s"),
           await verq(...base, "a", "--rate", "10/s"),
+          await verq(...base, "a", "--lease", "10s"),
           await verq(...base),
           await verq(...base, "--all", "--rate", "10/s", "--reason", "tired"),
           await verq(...base, "--all", "--rate", "10/s", "--older-than", "old"),

@@ -80,7 +80,7 @@ for (const engine of ENGINES) {
       const ledger = await new GuidLedger(store).stats();
       expect(scraped.samples).toEqual(expectedSamples(jobs, ledger, measureLag(fixture.files), fixture.clock.now()));
       expect(scraped.types).toEqual(expectedTypes(true));
-      expect(jobs.byState).toEqual({ pending: 2, leased: 1, done: 3, dead: 4 });
+      expect(jobs.byState).toEqual({ pending: 3, leased: 1, done: 3, dead: 6 });
       expect(scraped.samples.get("verq_jobs_oldest_dead_age_seconds")).toBe(120);
       for (const id of [...fixture.jobIds, ...fixture.guids, ...fixture.payloadWords]) expect(text).not.toContain(id);
 

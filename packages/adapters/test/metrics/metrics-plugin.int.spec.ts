@@ -18,6 +18,10 @@ import { parseExposition, type Exposition } from "./support/prometheus-text.ts";
  */
 const LABEL_VALUES = new Set(["pending", "leased", "done", "dead", "permanent", "exhausted", "deadline", "cancelled"]);
 for (const s of ["RECEIVED", "SENT", "DONE", "UNKNOWN", "FAILED", "inbox", "processing", "error"]) LABEL_VALUES.add(s);
+// Queues, kinds (empty: none) and failure classes (empty: none recorded).
+for (const s of ["default", "mail", "", "email.send", "report.build", "HttpError", "FetchError"]) LABEL_VALUES.add(s);
+/** The key of the default queue's kindless jobs in `state`. */
+const defaultJobs = (state: string) => `verq_jobs{kind="",queue="default",state="${state}"}`;
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] registerVerqMetrics and metricsPlugin`, () => {
@@ -76,8 +80,24 @@ for (const engine of ENGINES) {
       expect([...scraped.types.keys()].sort()).toEqual([...VERQ_METRIC_NAMES].sort());
 
       // The fixture really has something in every series, so a zero could not pass for a figure.
-      expect(now.jobs.byState).toEqual({ pending: 2, leased: 1, done: 3, dead: 4 });
-      expect(Object.values(now.jobs.dead.byReason).map((r) => r.count)).toEqual([1, 1, 1, 1]);
+      expect(now.jobs.byState).toEqual({ pending: 3, leased: 1, done: 3, dead: 6 });
+      expect(Object.values(now.jobs.dead.byReason).map((r) => r.count)).toEqual([2, 2, 1, 1]);
+      expect(now.jobs.groups.map((g) => [g.queue, g.kind])).toEqual([
+        ["default", null],
+        ["mail", "email.send"],
+        ["mail", "report.build"],
+      ]);
+      expect(scraped.samples.get('verq_jobs{kind="email.send",queue="mail",state="pending"}')).toBe(1);
+      expect(scraped.samples.get('verq_jobs{kind="email.send",queue="mail",state="dead"}')).toBe(1);
+      expect(scraped.samples.get('verq_jobs_dead_by_failure_class{error_class="HttpError",kind="email.send",queue="mail"}')).toBe(
+        1,
+      );
+      expect(
+        scraped.samples.get('verq_jobs_dead_by_failure_class{error_class="FetchError",kind="report.build",queue="mail"}'),
+      ).toBe(1);
+      // Dead without a recorded failure: a deadline, a cancel, a permanent finish that named none, an exhausted lease.
+      expect(scraped.samples.get('verq_jobs_dead_by_failure_class{error_class="",kind="",queue="default"}')).toBe(4);
+      expect(scraped.samples.get('verq_job_lease_expiries_total{kind="",queue="default"}')).toBe(1);
       expect([now.jobs.leaseExpiries, now.jobs.staleFinishesRefused, now.jobs.redrives]).toEqual([1, 1, 2]);
       expect(now.ledger.byState).toEqual({ RECEIVED: 1, SENT: 1, DONE: 1, UNKNOWN: 1, FAILED: 1 });
       expect(now.lag).toEqual({ inbox: 2, processing: 1, error: 3 });
@@ -106,7 +126,7 @@ for (const engine of ENGINES) {
       fixture.clock.advance(10_000);
       const after = await scrape(base, registry);
       expect(after.samples).toEqual((await figuresNow(fixture, fixture.clock, true)).samples);
-      expect(after.samples.get('verq_jobs{state="pending"}')).toBe((before.samples.get('verq_jobs{state="pending"}') ?? 0) + 1);
+      expect(after.samples.get(defaultJobs("pending"))).toBe((before.samples.get(defaultJobs("pending")) ?? 0) + 1);
       expect(after.samples.get('verq_files{dir="inbox"}')).toBe(3);
       expect(after.samples.get("verq_jobs_oldest_dead_age_seconds")).toBe(130);
     });
@@ -130,7 +150,7 @@ for (const engine of ENGINES) {
       registerVerqMetrics(registry, { store });
       const scraped = await scrape(await serve(registry), registry);
       expect(scraped.samples.get("orders_created_total")).toBe(3);
-      expect(scraped.samples.get('verq_jobs{state="pending"}')).toBe(0);
+      expect(scraped.samples.get(defaultJobs("pending"))).toBe(0);
     });
 
     it("bad input: a files root that is not a file queue is VERQ_INVALID_ARGUMENT and registers nothing", () => {

@@ -12,16 +12,20 @@ for (const engine of ENGINES) {
       const store = await database.open();
       try {
         const clock = new ManualClock();
-        const read = figureReader({ store, clock });
+        let reads = 0;
+        const bounds = { queues: 100, kinds: 100, errorClasses: 100 };
+        const read = figureReader({ store, clock, bounds, onRead: () => reads++ });
         const first = read();
         expect(read()).toBe(first);
         const figures = await first;
         expect(figures).toMatchObject({ files: null, now: clock.now(), jobs: { total: 0 } });
+        expect(reads).toBe(1);
         await new JobQueue(store).enqueue({ id: "a-1", payload: {} });
         clock.advance(5);
         const second = read();
         expect(second).not.toBe(first);
         expect(await second).toMatchObject({ now: clock.now(), jobs: { total: 1, byState: { pending: 1 } } });
+        expect(reads).toBe(2);
       } finally {
         await store.close();
         await database.dispose();

@@ -50,6 +50,7 @@ export const postgresStatements: Statements = {
   async beforeClaim(trx: Kysely<VerqDatabase>): Promise<void> {
     await sql`set local enable_sort = off`.execute(trx);
   },
+  jsonText: (column, key) => sql<string | null>`(${sql.ref(column)}::json ->> ${sql.lit(key)})`,
 };
 
 /** PostgreSQL's side of the migrations: an advisory lock around the first open, and the current schema's bookkeeping. */

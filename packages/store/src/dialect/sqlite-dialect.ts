@@ -31,6 +31,7 @@ export const sqliteStatements: Statements = {
   exclusive: () => Promise.resolve(),
   claimLockSuffix: "",
   beforeClaim: () => Promise.resolve(),
+  jsonText: (column, key) => sql<string | null>`json_extract(${sql.ref(column)}, ${sql.lit(`$.${key}`)})`,
 };
 
 /** One writer, which commits before the next one takes a position: what is visible is settled. */

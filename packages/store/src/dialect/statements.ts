@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { Kysely, RawBuilder } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 import type { HotPath } from "./hot-path.ts";
 
@@ -52,4 +52,12 @@ export interface Statements {
    * Nothing on SQLite.
    */
   beforeClaim(trx: Kysely<VerqDatabase>): Promise<void>;
+  /**
+   * The string member `key` of the JSON object a text column holds, as an expression (null when
+   * the column or the member is null): `json_extract(column, '$.key')` on SQLite,
+   * `(column::json ->> 'key')` on PostgreSQL, whose `->>` takes no text. `column` and `key` are
+   * the store's own names, written into the SQL as they are (never a caller's value): the same
+   * text in a select list and a `group by` is the same expression.
+   */
+  jsonText(column: string, key: string): RawBuilder<string | null>;
 }

@@ -132,13 +132,10 @@ export async function redriveDead(
   context: JobContext,
   options: { note: string; reason?: DeadReason; max?: number; deadline?: number },
 ): Promise<{ redriven: RedriveRecord[]; deferred: number }> {
-  const dead = await selectJobsByState(
-    context.store.db,
-    "dead",
-    options.max ?? 10_000,
-    options.reason,
-    sweepSkippedReasons(options.reason),
-  );
+  const dead = await selectJobsByState(context.store.db, "dead", options.max ?? 10_000, {
+    reason: options.reason,
+    exceptReasons: sweepSkippedReasons(options.reason),
+  });
   const redriven: RedriveRecord[] = [];
   // One transaction per job, not one decision over the list: each redrive is decided from the
   // recent redrives counted while redrives take turns, which the one before it changed.

@@ -13,7 +13,7 @@ import type { PruneOptions, PruneResult } from "../job-retention.ts";
 import { QueueLimits, type SetQueueLimitResult } from "../queue-limits.ts";
 import type { StoredEvent } from "../sql/events/storedEvent.ts";
 import type { DeadCursor, DeadFilter } from "../sql/jobs/selectDeadPage.ts";
-import type { JobStats } from "../sql/jobs/selectJobStats.ts";
+import type { JobStats, JobStatsFilter } from "../sql/jobs/selectJobStats.ts";
 import type { VerqStore } from "../store.ts";
 import { claimJobs, type ClaimOptions, type ClaimedJob, type LeaseExpiry } from "./claim-jobs.ts";
 import { enqueueJobs, type EnqueueInput, type EnqueueOptions, type EnqueueResult } from "./enqueue-jobs.ts";
@@ -258,11 +258,14 @@ export class JobQueue {
   }
 
   /**
-   * Dead-letter and lease statistics (SPEC J7), overall and per queue (`queues`: every queue
-   * that has jobs or a limit; with `options.queue`, that queue only, zeros if it has neither).
+   * Dead-letter and lease statistics (SPEC J7), overall, per queue (`queues`: every queue that
+   * has jobs or a limit; with `options.queue`, that queue only, zeros if it has neither), per kind
+   * (`kinds`: every kind with jobs, kindless jobs under `JOB_STATS_NONE`; with `options.kind`,
+   * that one only, `null` for the kindless jobs) and per queue and kind (`groups`, within both).
+   * Throws `VERQ_INVALID_ARGUMENT` for a queue or kind that is not a name, reading nothing.
    */
-  async stats(options: { queue?: string } = {}): Promise<JobStats> {
-    return jobStats(this.#context, options?.queue);
+  async stats(options: JobStatsFilter = {}): Promise<JobStats> {
+    return jobStats(this.#context, options ?? {});
   }
 
   /**
@@ -292,9 +295,13 @@ export class JobQueue {
     return getJob(this.#context, id);
   }
 
-  /** Jobs in one state, oldest first (dead ones by the time they died), at most `limit`. */
-  async list(state: JobState, options: { limit?: number; reason?: DeadReason } = {}): Promise<Job[]> {
-    return listJobs(this.#context, state, options.limit ?? 100, options.reason);
+  /**
+   * Jobs in one state, oldest first (dead ones by the time they died), at most `limit`; dead
+   * ones of `reason` only, and with `kind`, jobs of that kind only (`null`: the jobs without one).
+   * A kind that is not a kind's name throws `VERQ_INVALID_ARGUMENT`.
+   */
+  async list(state: JobState, options: { limit?: number; reason?: DeadReason; kind?: string | null } = {}): Promise<Job[]> {
+    return listJobs(this.#context, state, options.limit ?? 100, options);
   }
 }
 

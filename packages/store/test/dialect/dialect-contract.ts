@@ -234,6 +234,41 @@ export function dialectContract(engine: DialectEngine): void {
     expect(a.filter((k) => b.includes(k))).toEqual([]);
   });
 
+  it("statements: jsonText reads a string member of JSON kept as text, null for a null column or member, and groups by it", async () => {
+    const store = await open();
+    await scratchTable(store);
+    const rows: [string, string | null][] = [
+      ["a", JSON.stringify({ errorClass: "TypeError", code: null })],
+      ["b", JSON.stringify({ code: "E1", errorClass: "TypeError" })],
+      ["c", JSON.stringify({ errorClass: 'It\'s "quoted"', code: "E2" })],
+      ["d", JSON.stringify({ code: "E3" })],
+      ["e", null],
+    ];
+    for (const [k, u] of rows) await sql`insert into contract_rows (k, u) values (${k}, ${u})`.execute(untyped(store));
+    const { statements } = dialectOf(store);
+    const errorClass = statements.jsonText("u", "errorClass");
+    const code = statements.jsonText("u", "code");
+    const read = await untyped(store)
+      .selectFrom("contract_rows")
+      .select(["k", errorClass.as("c"), code.as("code")])
+      .orderBy("k")
+      .execute();
+    expect(read).toEqual([
+      { k: "a", c: "TypeError", code: null },
+      { k: "b", c: "TypeError", code: "E1" },
+      { k: "c", c: 'It\'s "quoted"', code: "E2" },
+      { k: "d", c: null, code: "E3" },
+      { k: "e", c: null, code: null },
+    ]);
+    const grouped = await untyped(store)
+      .selectFrom("contract_rows")
+      .select([errorClass.as("c"), (eb) => eb.fn.countAll<number>().as("n")])
+      .groupBy(errorClass)
+      .execute();
+    const counts = Object.fromEntries(grouped.map((row: { c: string | null; n: number }) => [String(row.c), Number(row.n)]));
+    expect(counts).toEqual({ TypeError: 2, 'It\'s "quoted"': 1, null: 2 });
+  });
+
   // Errors.
 
   it("errors: a duplicate primary key or unique value is a unique violation, not busy and no store fault; other errors are neither", async () => {

@@ -1,5 +1,6 @@
 import { classifyCoreCall, ManualClock } from "@verq/core";
 import { FileLedger, GuidLedger, JobQueue, type VerqStore } from "@verq/store";
+import { JobFacts, failure } from "../../../../store/test/helpers/job-facts.ts";
 
 /** A job id that is markup: the pages must show it as text. */
 export const SCRIPT_ID = `<script>alert("x")</script>&'"`;
@@ -12,36 +13,47 @@ export const SECRET_REQUEST = "iban-DE-secret";
 
 /** What {@link seedDashboard} wrote, for the tests to compare the pages with. */
 export const SEEDED = {
-  /** Claimed by worker-a (token 1), taken over by worker-b after the lease expired (token 2), then dead(permanent). */
+  /**
+   * Of kind order.ship: claimed by worker-a (token 1), whose attempt failed with a TypeError
+   * (`job.failed`), taken over by worker-b after the lease expired (token 2), then dead(permanent)
+   * with an HttpError 422.
+   */
   claimedTwice: "order-7",
-  /** Dead after its one attempt (exhausted). */
+  /** Of kind mail.send: dead after its one attempt (exhausted) with a FetchError ECONNRESET. */
   exhausted: "mail-2",
-  /** Dead(exhausted), then redriven with the note OPS-12: pending again. */
+  /** Of kind mail.send: dead(exhausted) with a FetchError ECONNRESET, then redriven with the note OPS-12: pending again. */
   redriven: "mail-1",
   done: "done-1",
   unknown: "G-UNKNOWN-1",
   failed: "G-FAILED-1",
   answered: "G-DONE-1",
   byState: { job: { pending: 1, leased: 0, done: 1, dead: 3 }, guid: { RECEIVED: 0, SENT: 0, DONE: 1, UNKNOWN: 1, FAILED: 1 } },
+  /** Jobs by kind: [pending, leased, done, dead]; the markup id and done-1 have none. */
+  kinds: { "(none)": [0, 0, 1, 1], "mail.send": [1, 0, 0, 1], "order.ship": [0, 0, 0, 1] },
   messages: { inbox: 0, processing: 0, done: 1, error: 1 },
 } as const;
 
 /**
- * Writes a small, known world through the store's own services, one step at a time on a manual
- * clock: jobs in every stored state but leased (three dead, one claimed twice, one with a markup
- * id), one redrive, ledger entries that are DONE, UNKNOWN and FAILED, and two settled files.
+ * Writes a small, known world through the store's own services (and the kinds and failures
+ * through its command path), one step at a time on a manual clock: jobs in every stored state but
+ * leased (three dead, one claimed twice, one with a markup id), of two kinds and none, with
+ * failures recorded, one redrive, ledger entries that are DONE, UNKNOWN and FAILED, and two
+ * settled files.
  */
 export async function seedDashboard(store: VerqStore): Promise<ManualClock> {
   const clock = new ManualClock(Date.UTC(2026, 0, 15, 9, 0, 0));
   const queue = new JobQueue(store, { clock });
+  const facts = new JobFacts(store, clock);
   const step = () => clock.advance(60_000);
 
-  await queue.enqueue({ id: SEEDED.claimedTwice, payload: { quantity: 7, card: SECRET }, maxAttempts: 3 });
+  await facts.enqueue({ id: SEEDED.claimedTwice, kind: "order.ship", payload: { quantity: 7, card: SECRET }, maxAttempts: 3 });
   const first = await queue.claim("worker-a", { leaseMs: 30_000 });
-  clock.advance(30_000);
+  clock.advance(10_000);
+  await facts.fail(SEEDED.claimedTwice, 1, failure("unexpected", "TypeError"));
+  clock.advance(20_000);
   const second = await queue.claim("worker-b", { leaseMs: 30_000 });
   if (first?.token !== 1 || second?.token !== 2) throw new Error("the seed expected tokens 1 and 2 for one job");
-  await queue.finish(SEEDED.claimedTwice, 2, "permanent");
+  await facts.finish(SEEDED.claimedTwice, 2, "permanent", failure("permanent", "HttpError", { status: 422 }));
   step();
 
   await queue.enqueue({ id: SEEDED.done, payload: { n: 1 } });
@@ -51,10 +63,14 @@ export async function seedDashboard(store: VerqStore): Promise<ManualClock> {
   step();
 
   for (const id of [SEEDED.exhausted, SEEDED.redriven, SCRIPT_ID]) {
-    await queue.enqueue({ id, payload: { to: `${id}@example.test`, card: SECRET }, maxAttempts: 1 });
+    const mail = id !== SCRIPT_ID;
+    const payload = { to: `${id}@example.test`, card: SECRET };
+    if (mail) await facts.enqueue({ id, kind: "mail.send", payload, maxAttempts: 1 });
+    else await queue.enqueue({ id, payload, maxAttempts: 1 });
     const claimed = await queue.claim("worker-a", { leaseMs: 30_000 });
     if (claimed?.id !== id) throw new Error(`the seed expected to claim ${id}`);
-    await queue.finish(id, claimed.token, "retry");
+    if (mail) await facts.finish(id, claimed.token, "retry", failure("retryable", "FetchError", { code: "ECONNRESET" }));
+    else await queue.finish(id, claimed.token, "retry");
     step();
   }
   await queue.redrive(SEEDED.redriven, { note: "OPS-12" });

@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fingerprintRequest, ManualClock, type CoreOutcome, type FinishOutcome } from "@verq/core";
 import { GuidLedger, JobQueue, type VerqStore } from "@verq/store";
+import { JobFacts, failure } from "../../../../store/test/helpers/job-facts.ts";
 import { initQueue } from "../../../src/files/queue-dirs.ts";
 
 /** What the fixture wrote: the identifiers and payload words that no label may carry. */
@@ -19,7 +20,9 @@ const T0 = 1_767_258_000_000;
 
 /**
  * Fills `store` with jobs in every state and every dead reason, two redrives, a lease expiry,
- * a refused stale finish and GUID ledger entries in every state, through the public services
+ * a refused stale finish, jobs of two kinds in the queue `mail` with recorded failures (a retry
+ * after an HttpError, a permanent HttpError, an exhausted FetchError) and GUID ledger entries in
+ * every state, through the public services
  * with a manual clock; and a file queue under `dir` with files in inbox/, processing/, error/
  * (and in done/ and a half-written name in the inbox, which are not counted). Ends at a known
  * time after the deaths and the UNKNOWN and FAILED entries, so that every age is above 0.
@@ -79,6 +82,22 @@ export async function fillMetricsFixture(store: VerqStore, dir: string): Promise
   // Cancelled by an operator: dead with the reason `cancelled`.
   await run("job-cancelled-10", []);
   await queue.cancel("job-cancelled-10", { note: "OPS-3" });
+  // Jobs of kinds, in the queue `mail`, with failures recorded.
+  const facts = new JobFacts(store, clock);
+  const kindJob = async (id: string, kind: string, maxAttempts: number) => {
+    jobIds.push(id);
+    await facts.enqueue({ id, kind, queue: "mail", maxAttempts, payload: payload(id) });
+    const job = await queue.claim("worker-1", { leaseMs: 1_000, queues: ["mail"] });
+    if (job?.id !== id) throw new Error(`fixture: expected to claim ${id}, got ${job?.id ?? "nothing"}`);
+    return job.token;
+  };
+  let token = await kindJob("job-mail-11", "email.send", 3);
+  await facts.fail("job-mail-11", token, failure("unexpected", "TypeError"));
+  await facts.finish("job-mail-11", token, "retry", failure("retryable", "HttpError", { status: 503 }), 60_000);
+  token = await kindJob("job-mail-12", "email.send", 1);
+  await facts.finish("job-mail-12", token, "permanent", failure("permanent", "HttpError", { status: 404 }));
+  token = await kindJob("job-report-13", "report.build", 1);
+  await facts.finish("job-report-13", token, "retry", failure("retryable", "FetchError", { code: "ECONNRESET" }));
 
   // The GUID ledger, one entry per state.
   const ledger = new GuidLedger(store, { clock });

@@ -13,6 +13,8 @@ export async function countDeadJobs(db: Kysely<VerqDatabase>, filter: DeadFilter
     query = query.where("reason", "not in", filter.exceptReasons);
   }
   if (filter.deadAtOrBefore !== undefined) query = query.where("dead_since", "<=", filter.deadAtOrBefore);
+  if (filter.kind !== undefined)
+    query = filter.kind === null ? query.where("kind", "is", null) : query.where("kind", "=", filter.kind);
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.n);
 }

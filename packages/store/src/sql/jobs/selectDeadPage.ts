@@ -11,7 +11,7 @@ export interface DeadCursor {
 
 /**
  * Which dead jobs a page reads: optionally of one reason, or of any reason but some, dead at or
- * before a time, after a cursor.
+ * before a time, of one kind, after a cursor.
  */
 export interface DeadFilter {
   readonly reason?: DeadReason | undefined;
@@ -19,6 +19,8 @@ export interface DeadFilter {
   readonly exceptReasons?: readonly DeadReason[] | undefined;
   /** Only jobs dead since this time or earlier (ms since the epoch). */
   readonly deadAtOrBefore?: number | undefined;
+  /** Only jobs of this kind; `null`: only jobs without a kind. */
+  readonly kind?: string | null | undefined;
 }
 
 /**
@@ -38,6 +40,8 @@ export async function selectDeadPage(
     query = query.where("reason", "not in", filter.exceptReasons);
   }
   if (filter.deadAtOrBefore !== undefined) query = query.where("dead_since", "<=", filter.deadAtOrBefore);
+  if (filter.kind !== undefined)
+    query = filter.kind === null ? query.where("kind", "is", null) : query.where("kind", "=", filter.kind);
   if (after !== null) {
     query = query.where((eb) =>
       eb.or([eb("dead_since", ">", after.deadSince), eb.and([eb("dead_since", "=", after.deadSince), eb("id", ">", after.id)])]),

@@ -1,7 +1,16 @@
 import { DEAD_REASONS, JOB_STATES, type DeadReason, type JobState } from "@verq/core";
 import type { Kysely } from "kysely";
+import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
 import { readCounter } from "../counters.ts";
+import { selectJobGroups, type DeadFailureRow, type JobGroupRow } from "./selectJobGroups.ts";
+
+/**
+ * The key of jobs without a kind in {@link JobStats.kinds}, and of dead jobs with no recorded
+ * failure in `byFailureClass`: never a kind's name (those start with a letter) nor a failure's
+ * class (an identifier, or a `typeof`).
+ */
+export const JOB_STATS_NONE = "(none)";
 
 /** Dead-letter and lease figures for operators (SPEC J7). Identifiers only, never payloads. */
 export interface JobStats {
@@ -15,6 +24,13 @@ export interface JobStats {
     readonly byReason: Readonly<Record<DeadReason, { readonly count: number; readonly ratio: number }>>;
     /** The job dead the longest (smallest `deadSince`, then id), or `null` when none is dead. */
     readonly oldest: { readonly id: string; readonly deadSince: number } | null;
+    /**
+     * Dead jobs by the class of their last recorded failure (its `errorClass`: `TypeError`,
+     * `HttpError`), those with none recorded (a deadline, a cancel, a lease that ran out, or
+     * written before failures were recorded) under {@link JOB_STATS_NONE}; only classes with dead
+     * jobs, by name. A redriven job keeps its last failure, but counts here only while dead.
+     */
+    readonly byFailureClass: Readonly<Record<string, number>>;
   };
   /** The most recent redrive in the audit trail (SPEC J6), or `null` when there was none. */
   readonly lastRedrive: {
@@ -39,6 +55,41 @@ export interface JobStats {
    * state, its leased count (what its limit is judged by) and its limit (`null`: none).
    */
   readonly queues: Readonly<Record<string, QueueStats>>;
+  /**
+   * Per kind (every kind with jobs, by name, jobs without one under {@link JOB_STATS_NONE}; with
+   * `kind`, that one only, zeros if it has no job): its jobs by state and its dead ones by the
+   * class of their last failure.
+   */
+  readonly kinds: Readonly<Record<string, KindStats>>;
+  /**
+   * Per queue and kind with jobs (within `queue` and `kind` when asked), by queue then kind: the
+   * figures a metric labels with both.
+   */
+  readonly groups: readonly JobGroupStats[];
+}
+
+/** One kind's figures in {@link JobStats}. */
+export interface KindStats {
+  readonly byState: Readonly<Record<JobState, number>>;
+  /** Its dead jobs by the class of their last failure, as `JobStats.dead.byFailureClass`. */
+  readonly deadByFailureClass: Readonly<Record<string, number>>;
+}
+
+/** The figures of one queue and kind in {@link JobStats}. */
+export interface JobGroupStats {
+  readonly queue: string;
+  /** `null` for the jobs without a kind. */
+  readonly kind: string | null;
+  readonly byState: Readonly<Record<JobState, number>>;
+  /** Claims that took one of these jobs over from a worker whose lease had expired. */
+  readonly leaseExpiries: number;
+  readonly deadByFailureClass: Readonly<Record<string, number>>;
+}
+
+/** Which parts of {@link JobStats} a read narrows: `queue` keeps `queues` and `groups` to one queue, `kind` keeps `kinds` and `groups` to one kind (`null`: the jobs without one). */
+export interface JobStatsFilter {
+  readonly queue?: string | undefined;
+  readonly kind?: string | null | undefined;
 }
 
 /** One queue's figures in {@link JobStats}. */
@@ -51,13 +102,17 @@ export interface QueueStats {
 const STATES: readonly JobState[] = JOB_STATES;
 const REASONS: readonly DeadReason[] = DEAD_REASONS;
 
-/** Reads the figures of {@link JobStats} in a few aggregate queries; `queue` keeps `queues` to that one. */
-export async function selectJobStats(db: Kysely<VerqDatabase>, queue?: string): Promise<JobStats> {
-  const stateRows = await db
-    .selectFrom("jobs")
-    .select(["state", (eb) => eb.fn.countAll<number>().as("n"), (eb) => eb.fn.sum<number>("lease_expiries").as("expiries")])
-    .groupBy("state")
-    .execute();
+/**
+ * Reads the figures of {@link JobStats} in a few aggregate queries (jobs by queue, kind and state;
+ * dead jobs by reason and by queue, kind and failure class; the oldest dead job; the redrives;
+ * the queue limits); `filter` narrows the per-queue and per-kind parts only.
+ */
+export async function selectJobStats(
+  db: Kysely<VerqDatabase>,
+  dialect: StoreDialect,
+  filter: JobStatsFilter = {},
+): Promise<JobStats> {
+  const { groups, deadFailures } = await selectJobGroups(db, dialect);
   const reasonRows = await db
     .selectFrom("jobs")
     .select(["reason", (eb) => eb.fn.countAll<number>().as("n")])
@@ -85,12 +140,12 @@ export async function selectJobStats(db: Kysely<VerqDatabase>, queue?: string): 
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .executeTakeFirstOrThrow();
 
-  const queues = await selectQueueStats(db, queue);
-  const byState = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<JobState, number>;
+  const queues = await selectQueueStats(db, groups, filter.queue);
+  const byState = zeroStates();
   let leaseExpiries = 0;
-  for (const row of stateRows) {
-    byState[row.state as JobState] = Number(row.n);
-    leaseExpiries += Number(row.expiries ?? 0);
+  for (const row of groups) {
+    byState[row.state] += row.count;
+    leaseExpiries += row.leaseExpiries;
   }
   const deadCount = byState.dead;
   const byReason = Object.fromEntries(REASONS.map((r) => [r, { count: 0, ratio: 0 }])) as Record<
@@ -108,6 +163,7 @@ export async function selectJobStats(db: Kysely<VerqDatabase>, queue?: string): 
       count: deadCount,
       byReason,
       oldest: oldest === undefined ? null : { id: oldest.id, deadSince: Number(oldest.dead_since) },
+      byFailureClass: byFailureClass(deadFailures),
     },
     lastRedrive:
       last === undefined
@@ -123,29 +179,94 @@ export async function selectJobStats(db: Kysely<VerqDatabase>, queue?: string): 
     leaseExpiries,
     staleFinishesRefused: await readCounter(db, "job.staleFinishesRefused"),
     queues,
+    kinds: kindStats(groups, deadFailures, filter.kind),
+    groups: groupStats(groups, deadFailures, filter),
   };
 }
 
-async function selectQueueStats(db: Kysely<VerqDatabase>, only: string | undefined): Promise<Record<string, QueueStats>> {
-  let counts = db
-    .selectFrom("jobs")
-    .select(["queue", "state", (eb) => eb.fn.countAll<number>().as("n")])
-    .groupBy(["queue", "state"]);
-  let limits = db.selectFrom("queues").select(["name", "max_leased"]);
-  if (only !== undefined) {
-    counts = counts.where("queue", "=", only);
-    limits = limits.where("name", "=", only);
+const zeroStates = () => Object.fromEntries(STATES.map((s) => [s, 0])) as Record<JobState, number>;
+const byName = <T>(entries: Iterable<[string, T]>): Record<string, T> =>
+  Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+const kindKey = (kind: string | null): string => kind ?? JOB_STATS_NONE;
+
+/** Dead jobs of `rows` by failure class, by name. */
+function byFailureClass(rows: readonly DeadFailureRow[]): Record<string, number> {
+  const counts = new Map<string, number>();
+  for (const row of rows) {
+    const key = row.errorClass ?? JOB_STATS_NONE;
+    counts.set(key, (counts.get(key) ?? 0) + row.count);
   }
-  const entry = () => ({
-    byState: Object.fromEntries(STATES.map((s) => [s, 0])) as Record<JobState, number>,
-    leased: 0,
-    maxLeased: null as number | null,
-  });
+  return byName(counts);
+}
+
+function kindStats(
+  groups: readonly JobGroupRow[],
+  deadFailures: readonly DeadFailureRow[],
+  only: string | null | undefined,
+): Record<string, KindStats> {
+  const kinds = new Map<string, { byState: Record<JobState, number>; failures: DeadFailureRow[] }>();
+  const of = (kind: string | null) => {
+    const key = kindKey(kind);
+    return kinds.get(key) ?? kinds.set(key, { byState: zeroStates(), failures: [] }).get(key)!;
+  };
+  if (only !== undefined) of(only);
+  for (const row of groups) if (only === undefined || row.kind === only) of(row.kind).byState[row.state] += row.count;
+  for (const row of deadFailures) if (only === undefined || row.kind === only) of(row.kind).failures.push(row);
+  return byName(
+    [...kinds].map(([key, k]): [string, KindStats] => [
+      key,
+      { byState: k.byState, deadByFailureClass: byFailureClass(k.failures) },
+    ]),
+  );
+}
+
+function groupStats(
+  groups: readonly JobGroupRow[],
+  deadFailures: readonly DeadFailureRow[],
+  filter: JobStatsFilter,
+): JobGroupStats[] {
+  const wanted = (row: { queue: string; kind: string | null }) =>
+    (filter.queue === undefined || row.queue === filter.queue) && (filter.kind === undefined || row.kind === filter.kind);
+  const entries = new Map<
+    string,
+    { queue: string; kind: string | null; byState: Record<JobState, number>; leaseExpiries: number; failures: DeadFailureRow[] }
+  >();
+  const of = (row: { queue: string; kind: string | null }) => {
+    const key = JSON.stringify([row.queue, row.kind ?? ""]);
+    return (
+      entries.get(key) ??
+      entries.set(key, { queue: row.queue, kind: row.kind, byState: zeroStates(), leaseExpiries: 0, failures: [] }).get(key)!
+    );
+  };
+  for (const row of groups.filter(wanted)) {
+    const entry = of(row);
+    entry.byState[row.state] += row.count;
+    entry.leaseExpiries += row.leaseExpiries;
+  }
+  for (const row of deadFailures.filter(wanted)) of(row).failures.push(row);
+  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const sorted = [...entries.values()].sort((a, b) => order(a.queue, b.queue) || order(a.kind ?? "", b.kind ?? ""));
+  return sorted.map((e) => ({
+    queue: e.queue,
+    kind: e.kind,
+    byState: e.byState,
+    leaseExpiries: e.leaseExpiries,
+    deadByFailureClass: byFailureClass(e.failures),
+  }));
+}
+
+async function selectQueueStats(
+  db: Kysely<VerqDatabase>,
+  groups: readonly JobGroupRow[],
+  only: string | undefined,
+): Promise<Record<string, QueueStats>> {
+  let limits = db.selectFrom("queues").select(["name", "max_leased"]);
+  if (only !== undefined) limits = limits.where("name", "=", only);
+  const entry = () => ({ byState: zeroStates(), leased: 0, maxLeased: null as number | null });
   const queues = new Map<string, ReturnType<typeof entry>>();
   const of = (name: string) => queues.get(name) ?? queues.set(name, entry()).get(name)!;
   if (only !== undefined) of(only);
-  for (const row of await counts.execute()) of(row.queue).byState[row.state as JobState] = Number(row.n);
+  for (const row of groups) if (only === undefined || row.queue === only) of(row.queue).byState[row.state] += row.count;
   for (const row of await limits.execute()) of(row.name).maxLeased = row.max_leased === null ? null : Number(row.max_leased);
-  const sorted = [...queues.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return Object.fromEntries(sorted.map(([name, q]) => [name, { ...q, leased: q.byState.leased }]));
+  return byName([...queues].map(([name, q]) => [name, { ...q, leased: q.byState.leased }]));
 }

@@ -3,20 +3,27 @@ import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../../schema.ts";
 import { rowToJob } from "./jobRow.ts";
 
-/**
- * Jobs in one state (dead ones optionally of one reason, or of any reason but `exceptReasons`),
- * oldest first by the time they got there.
- */
+/** Which jobs of a state a listing reads: dead ones of one reason or of any reason but some, and jobs of one kind (`null`: without one). */
+export interface StateFilter {
+  readonly reason?: DeadReason | undefined;
+  readonly exceptReasons?: readonly DeadReason[] | undefined;
+  readonly kind?: string | null | undefined;
+}
+
+/** Jobs in one state matching `filter`, oldest first by the time they got there. */
 export async function selectJobsByState(
   db: Kysely<VerqDatabase>,
   state: JobState,
   limit: number,
-  reason?: DeadReason,
-  exceptReasons: readonly DeadReason[] = [],
+  filter: StateFilter = {},
 ): Promise<Job[]> {
   let query = db.selectFrom("jobs").selectAll().where("state", "=", state);
-  if (reason !== undefined) query = query.where("reason", "=", reason);
-  if (exceptReasons.length > 0) query = query.where("reason", "not in", exceptReasons);
+  if (filter.reason !== undefined) query = query.where("reason", "=", filter.reason);
+  if (filter.exceptReasons !== undefined && filter.exceptReasons.length > 0) {
+    query = query.where("reason", "not in", filter.exceptReasons);
+  }
+  if (filter.kind !== undefined)
+    query = filter.kind === null ? query.where("kind", "is", null) : query.where("kind", "=", filter.kind);
   const rows = await query
     .orderBy(state === "dead" ? "dead_since" : "updated_at")
     .orderBy("id")
