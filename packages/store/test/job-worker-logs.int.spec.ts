@@ -103,6 +103,9 @@ for (const engine of ENGINES) {
             token: 2,
             outcome: "ok",
             accepted: true,
+            queue: "default",
+            kind: null,
+            handlerMs: expect.any(Number) as unknown,
             owner: "w2",
             sendMs: expect.any(Number) as unknown,
             durationMs: expect.any(Number) as unknown,
@@ -123,7 +126,7 @@ for (const engine of ENGINES) {
       expect(JSON.stringify([late.lines, next.lines])).not.toContain(SECRET);
     });
 
-    it("an unexpected send failure is logged at error with its code; without a logger the worker logs nothing and works the same", async () => {
+    it("an unexpected send failure is logged at error with its failure's identifiers; without a logger the worker logs nothing and works the same", async () => {
       await queue.enqueue({ id: "bad", payload: { secret: SECRET } });
       const { logger, lines } = keepingLogger();
       const report = await new JobWorker(queue, { owner: "w", logger, sender: () => ({ ok: SECRET }) }).drain({ limit: 1 });
@@ -131,14 +134,19 @@ for (const engine of ENGINES) {
       expect(lines.filter((l) => l.level === "error")).toEqual([
         {
           level: "error",
-          message: "send failed unexpectedly; the job stays leased until its lease expires",
+          message: "handler failed; the failure is recorded and the job stays leased until its lease expires (J5)",
           fields: {
-            code: "VERQ_BAD_ACK",
-            error: expect.stringContaining("not exactly true") as unknown,
             id: "bad",
             token: 1,
             owner: "w",
-            sendMs: expect.any(Number) as unknown,
+            attempt: 1,
+            failure: "bad-ack",
+            errorClass: "BadAck",
+            errorCode: "VERQ_BAD_ACK",
+            httpStatus: null,
+            queue: "default",
+            kind: null,
+            handlerMs: expect.any(Number) as unknown,
           },
         },
       ]);

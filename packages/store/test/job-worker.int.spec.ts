@@ -4,6 +4,9 @@ import { JobQueue, JobWorker, type JobWorkerResult, type VerqStore } from "../sr
 import { committedStateReader, type CommittedStateReader } from "./helpers/committed-state.ts";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
 
+/** What a result says of an `ok` job of the default queue without a kind, besides its id, token and outcome. */
+const OK_ABOUT_DEFAULT = { queue: "default", kind: null, failure: null, handlerMs: expect.any(Number) as unknown };
+
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}]`, () => {
     // Real time throughout: heartbeats run on timers, and leases on the system clock.
@@ -43,7 +46,12 @@ for (const engine of ENGINES) {
         });
         const report = await worker.drain({ limit: 1 });
         expect(report).toMatchObject({ claimed: 1, ok: 1, leftLeased: 0 });
-        expect(results).toEqual([{ result: { id: "a", token: 1, outcome: "ok", accepted: true }, state: "done" }]);
+        expect(results).toEqual([
+          {
+            result: { ...{ id: "a", token: 1, outcome: "ok", accepted: true }, ...OK_ABOUT_DEFAULT },
+            state: "done",
+          },
+        ]);
         expect((await queue.stats()).byState).toMatchObject({ done: 1, pending: 2, leased: 0 });
       });
 
@@ -185,7 +193,7 @@ for (const engine of ENGINES) {
         for (let i = 0; i < 100 && finished.length === 0; i++) await sleep(10);
         const report = await worker.stop();
         expect(errors).toEqual(["Error: busy for a moment"]);
-        expect(finished).toEqual([{ id: "g", token: 1, outcome: "ok", accepted: true }]);
+        expect(finished).toEqual([{ id: "g", token: 1, outcome: "ok", accepted: true, ...OK_ABOUT_DEFAULT }]);
         expect(report).toMatchObject({ ok: 1, errors: 1, finishTransactions: 1 });
         expect(await queue.get("g")).toMatchObject({ state: "done" });
       });
