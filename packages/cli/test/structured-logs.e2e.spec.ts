@@ -164,20 +164,32 @@ for (const engine of ENGINES) {
         { VERQ_NOW_MS: String(T0) },
       );
       expect(first.status).toBe(1);
-      expect(JSON.parse(first.stdout)).toMatchObject({ error: { code: "VERQ_BAD_ACK" } });
+      // The error as it happened, then its record: the failure is kept on the job (J5), which stays leased.
+      expect(
+        first.stdout
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line) as unknown),
+      ).toEqual([
+        expect.objectContaining({ error: expect.objectContaining({ code: "VERQ_BAD_ACK" }) as unknown }),
+        expect.objectContaining({ status: "finished", id: "log-1", token: 1, outcome: "failed", accepted: true }),
+      ]);
       const firstLines = logLines(first.stderr);
       expectEnvelope(firstLines, "verq-worker");
       expect(withMsg(firstLines, "claimed")).toEqual([
         expect.objectContaining({ level: "debug", id: "log-1", token: 1, owner: "w1", leaseUntil: T0 + 30_000, attempt: 1 }),
       ]);
-      expect(withMsg(firstLines, "send failed unexpectedly; the job stays leased until its lease expires")).toEqual([
+      expect(
+        withMsg(firstLines, "handler failed; the failure is recorded and the job stays leased until its lease expires (J5)"),
+      ).toEqual([
         expect.objectContaining({
           level: "error",
           id: "log-1",
           token: 1,
           owner: "w1",
-          code: "VERQ_BAD_ACK",
-          sendMs: expect.any(Number) as unknown,
+          failure: "bad-ack",
+          errorCode: "VERQ_BAD_ACK",
+          handlerMs: expect.any(Number) as unknown,
         }),
       ]);
 

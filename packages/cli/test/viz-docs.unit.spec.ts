@@ -60,12 +60,13 @@ describe("refusalTable", () => {
     expect(rows.slice(0, 2)).toEqual(["| state | event | guard | refusal |", "|---|---|---|---|"]);
     expect(rows).toContain("| leased | `job.finish` | `!tokenMatches` | `stale-token` |");
     expect(rows).toContain("| pending | `job.claim` |  | `not-due` |");
-    expect(rows.slice(-9)).toEqual([
-      "| any other: pending, leased, done, dead | `job.enqueue` | `queueOrPriorityDiffers` | `payload-conflict` |",
+    expect(rows.slice(-10)).toEqual([
+      "| any other: pending, leased, done, dead | `job.enqueue` | `queuePriorityOrKindDiffers` | `payload-conflict` |",
       "| any other: pending, leased, done, dead | `job.enqueue` | `samePayload` | `already-enqueued` |",
       "| any other: pending, leased, done, dead | `job.enqueue` |  | `payload-conflict` |",
       "| any other: done, dead | `job.claim` |  | `not-claimable` |",
       "| any other: pending, done, dead | `job.finish` |  | `not-leased` |",
+      "| any other: pending, done, dead | `job.fail` |  | `not-leased` |",
       "| any other: pending, done, dead | `job.heartbeat` |  | `not-leased` |",
       "| any other: pending, leased, done | `job.redrive` |  | `not-dead` |",
       "| any other: done, dead | `job.cancel` |  | `not-cancellable` |",
