@@ -4,16 +4,16 @@ import { checkDecided, decideInOrder, jobsBefore } from "./check-decided.ts";
 import { checkInvariants } from "./check-invariants.ts";
 import { expectVerqError } from "./expect-verq-error.ts";
 import type { JobsCommand } from "./jobs-command.ts";
-import { DRAWN_QUEUES, JOB_IDS, JOB_PRIORITIES, type JobsModel } from "./jobs-model.ts";
+import { DRAWN_KINDS, DRAWN_QUEUES, JOB_IDS, JOB_PRIORITIES, type JobsModel } from "./jobs-model.ts";
 import type { JobsReal } from "./jobs-real.ts";
 import { modelEqual } from "./model-assert.ts";
 import { storeSnapshot } from "./store-snapshot.ts";
 
 /**
- * J2: enqueues `id` into a queue with a priority. A new id is created pending; an existing id
- * with the same payload (keys in any order), queue and priority is a no-op whatever the other
- * fields; with a different payload, queue or priority it throws `VERQ_ENQUEUE_CONFLICT` and
- * changes nothing. An id whose job was pruned is never a new job again: whatever the payload,
+ * J2: enqueues `id` into a queue with a priority, of a kind or none. A new id is created pending;
+ * an existing id with the same payload (keys in any order), queue, priority and kind is a no-op
+ * whatever the other fields; with a different payload, queue, priority or kind it throws
+ * `VERQ_ENQUEUE_CONFLICT` and changes nothing. An id whose job was pruned is never a new job again: whatever the payload,
  * `VERQ_JOB_ARCHIVED`, and nothing changes.
  */
 export class EnqueueCommand implements JobsCommand {
@@ -27,6 +27,7 @@ export class EnqueueCommand implements JobsCommand {
     readonly availableInMs: number,
     readonly queue: string,
     readonly priority: number,
+    readonly kind: string | null,
   ) {}
 
   static arbitrary(): fc.Arbitrary<JobsCommand> {
@@ -41,10 +42,22 @@ export class EnqueueCommand implements JobsCommand {
         availableInMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 30 })),
         queue: fc.constantFrom(...DRAWN_QUEUES),
         priority: fc.constantFrom(...JOB_PRIORITIES),
+        kind: fc.constantFrom(...DRAWN_KINDS),
       })
       .map(
         (c) =>
-          new EnqueueCommand(c.id, c.sku, c.qty, c.qtyFirst, c.maxAttempts, c.deadlineInMs, c.availableInMs, c.queue, c.priority),
+          new EnqueueCommand(
+            c.id,
+            c.sku,
+            c.qty,
+            c.qtyFirst,
+            c.maxAttempts,
+            c.deadlineInMs,
+            c.availableInMs,
+            c.queue,
+            c.priority,
+            c.kind,
+          ),
       );
   }
 
@@ -54,8 +67,8 @@ export class EnqueueCommand implements JobsCommand {
 
   async run(m: JobsModel, r: JobsReal): Promise<void> {
     const payload = this.qtyFirst ? { qty: this.qty, sku: this.sku } : { sku: this.sku, qty: this.qty };
-    // One job per id: the same payload in the same queue with the same priority, else a conflict.
-    const payloadKey = `${this.sku}x${this.qty}@${this.queue}/${this.priority}`;
+    // One job per id: the same payload in the same queue with the same priority and kind, else a conflict.
+    const payloadKey = `${this.sku}x${this.qty}@${this.queue}/${this.priority}:${this.kind}`;
     const input = {
       id: this.id,
       payload,
@@ -64,6 +77,7 @@ export class EnqueueCommand implements JobsCommand {
       availableAt: m.now + this.availableInMs,
       queue: this.queue,
       priority: this.priority,
+      ...(this.kind === null ? {} : { kind: this.kind }),
     };
     const jobs = await jobsBefore(r);
     const command = jobCommands.enqueue({
@@ -99,6 +113,6 @@ export class EnqueueCommand implements JobsCommand {
   }
 
   toString(): string {
-    return `enqueue(${this.id}, ${this.sku}x${this.qty}, max=${this.maxAttempts}, deadline=+${this.deadlineInMs}, at=+${this.availableInMs}, ${this.queue}, priority=${this.priority})`;
+    return `enqueue(${this.id}, ${this.sku}x${this.qty}, max=${this.maxAttempts}, deadline=+${this.deadlineInMs}, at=+${this.availableInMs}, ${this.queue}, priority=${this.priority}, kind=${this.kind})`;
   }
 }

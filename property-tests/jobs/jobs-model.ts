@@ -1,4 +1,4 @@
-import type { ArchivedJob, DeadReason, Job, JsonValue } from "@verq/core";
+import type { ArchivedJob, DeadReason, HandledKinds, Job, JobFailure, JsonValue } from "@verq/core";
 import { modelFail } from "./model-assert.ts";
 
 /** The business ids the commands draw from: few, so that re-enqueues and collisions are common. */
@@ -10,6 +10,18 @@ export const JOB_QUEUES = ["default", "q1", "q2"] as const;
  * (the case where a batch claim fills a queue midway) often enough to be seen.
  */
 export const DRAWN_QUEUES = ["default", "q1", "q1", "q1", "q2"] as const;
+/** The kinds enqueues draw from: none twice as often as each kind, so that most claims see all three. */
+export const DRAWN_KINDS = [null, null, "mail", "resize"] as const;
+/**
+ * The kinds a claim limited to kinds handles (`claimKinds`): one kind, one kind and kindless jobs,
+ * kindless jobs only, both kinds.
+ */
+export const CLAIM_KIND_SETS: readonly HandledKinds[] = [
+  { names: ["mail"], kindless: false },
+  { names: ["resize"], kindless: true },
+  { names: [], kindless: true },
+  { names: ["mail", "resize"], kindless: false },
+];
 /** The priorities enqueues choose from. */
 export const JOB_PRIORITIES = [-1, 0, 2] as const;
 /** The workers that claim, finish, heartbeat and die. */
@@ -79,14 +91,16 @@ export class JobsModel {
 
   /**
    * Jobs a claim may hand out now (J3): due pending ones of a queue with a free slot, and expired
-   * leases with budget left (their take-over keeps the queue's count). A spent lease the claim
-   * quarantines on the way frees its slot first.
+   * leases with budget left (their take-over keeps the queue's count), of the kinds the claim
+   * handles (every job without `kinds`). A spent lease the claim quarantines on the way frees its
+   * slot first.
    */
-  claimable(): Job[] {
+  claimable(kinds?: HandledKinds): Job[] {
     return [...this.jobs.values()].filter(
       (j) =>
-        (j.state === "pending" && j.availableAt <= this.now && this.room(j.queue) > 0) ||
-        (this.leaseExpired(j) && j.attempts < j.maxAttempts),
+        handles(kinds, j) &&
+        ((j.state === "pending" && j.availableAt <= this.now && this.room(j.queue, kinds) > 0) ||
+          (this.leaseExpired(j) && j.attempts < j.maxAttempts)),
     );
   }
 
@@ -95,28 +109,29 @@ export class JobsModel {
     return [...this.jobs.values()].filter((j) => j.queue === queue && j.state === "leased").length;
   }
 
-  /** Free slots of `queue` for pending jobs once the spent leases a claim meets have gone dead. */
-  room(queue: string): number {
+  /** Free slots of `queue` for pending jobs once the spent leases a claim of `kinds` meets have gone dead. */
+  room(queue: string, kinds?: HandledKinds): number {
     const limit = this.limits.get(queue);
     if (limit === undefined) return Number.POSITIVE_INFINITY;
-    const freed = this.doomed().filter((j) => j.queue === queue).length;
+    const freed = this.doomed(kinds).filter((j) => j.queue === queue).length;
     return Math.max(0, limit - (this.leasedIn(queue) - freed));
   }
 
-  /** How many jobs a batch claim of `max` must get: take-overs, then each queue's due jobs up to its room. */
-  claimCapacity(max: number): number {
-    const takeovers = [...this.jobs.values()].filter((j) => this.leaseExpired(j) && j.attempts < j.maxAttempts).length;
+  /** How many jobs a batch claim of `max` (of `kinds`) must get: take-overs, then each queue's due jobs up to its room. */
+  claimCapacity(max: number, kinds?: HandledKinds): number {
+    const mine = [...this.jobs.values()].filter((j) => handles(kinds, j));
+    const takeovers = mine.filter((j) => this.leaseExpired(j) && j.attempts < j.maxAttempts).length;
     let pending = 0;
-    for (const queue of new Set([...this.jobs.values()].map((j) => j.queue))) {
-      const due = [...this.jobs.values()].filter((j) => j.queue === queue && j.state === "pending" && j.availableAt <= this.now);
-      pending += Math.min(due.length, this.room(queue));
+    for (const queue of new Set(mine.map((j) => j.queue))) {
+      const due = mine.filter((j) => j.queue === queue && j.state === "pending" && j.availableAt <= this.now);
+      pending += Math.min(due.length, this.room(queue, kinds));
     }
     return Math.min(max, takeovers + pending);
   }
 
-  /** Expired leases whose last attempt is spent: a claim that meets one quarantines it. */
-  doomed(): Job[] {
-    return [...this.jobs.values()].filter((j) => this.leaseExpired(j) && j.attempts >= j.maxAttempts);
+  /** Expired leases whose last attempt is spent: a claim (of `kinds`) that meets one quarantines it. */
+  doomed(kinds?: HandledKinds): Job[] {
+    return [...this.jobs.values()].filter((j) => handles(kinds, j) && this.leaseExpired(j) && j.attempts >= j.maxAttempts);
   }
 
   /**
@@ -136,6 +151,7 @@ export class JobsModel {
     availableAt: number;
     queue: string;
     priority: number;
+    kind?: string;
   }): Job {
     return {
       id: input.id,
@@ -153,7 +169,7 @@ export class JobsModel {
       orderingKey: null,
       queue: input.queue,
       priority: input.priority,
-      kind: null,
+      kind: input.kind ?? null,
       lastFailure: null,
       leaseExpiries: 0,
       enqueuedAt: this.now,
@@ -229,6 +245,15 @@ export class JobsModel {
     };
   }
 
+  /**
+   * J5: a failure of the current token's attempt is recorded on the job (its attempt, token and
+   * time); the state, token, attempts, owner and lease stay as they were.
+   */
+  failed(job: Job, failure: JobFailure): Job {
+    const lastFailure = { ...failure, attempt: job.attempts, token: job.token, at: this.now };
+    return { ...job, lastFailure, updatedAt: this.now, version: job.version + 1 };
+  }
+
   heartbeated(job: Job, leaseMs: number): Job {
     return { ...job, leaseUntil: this.now + leaseMs, updatedAt: this.now, version: job.version + 1 };
   }
@@ -288,6 +313,12 @@ export class JobsModel {
   forget(claim: HeldClaim): void {
     this.held = this.held.filter((c) => c !== claim);
   }
+}
+
+/** Whether a claim of `kinds` handles `job` (every job without `kinds`): its kind is named, or it has none and `kindless`. */
+export function handles(kinds: HandledKinds | undefined, job: Job): boolean {
+  if (kinds === undefined) return true;
+  return job.kind === null ? kinds.kindless : kinds.names.includes(job.kind);
 }
 
 /** The jitter range of {@link MODEL_BACKOFF} after the `attempt`-th attempt: `equal` jitter. */

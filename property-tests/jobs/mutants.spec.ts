@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ENGINES, engineAvailable } from "@verq/testing";
 import { mutantOutcome } from "../mutant-outcome.ts";
-import { claimOrderMutants, jobMutants } from "./mutants.ts";
+import { claimOrderMutants, jobMutants, kindMutants } from "./mutants.ts";
 import { runJobsModel, type RunJobsModelOptions } from "./run-jobs-model.ts";
 
 /**
@@ -16,7 +16,7 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   // The fencing guard is shared by heartbeat: a stale heartbeat being accepted is caught too, and
   // a batch finish's answers may show it first.
   "finish ignores the token": /Got error: \[(b J4|J4 finishMany|heartbeat)\]/,
-  "lease boundary off by one": /Got error: \[(model|J3 claim|J3 claimMany)\]/,
+  "lease boundary off by one": /Got error: \[(model|J3 claim|J3 claimMany|J3 claimKinds)\]/,
   "claim keeps the token": /Got error: \[a tokens\]/,
   "heartbeat revives an expired lease": /Got error: \[heartbeat\]/,
   // Only a backwards clock jump (clockJump) tells it from the real machine.
@@ -34,12 +34,15 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   "prune cutoff off by one": /Got error: \[prune (cutoff|result)\]/,
   "prune ignores the cutoff": /Got error: \[prune (cutoff|result)\]/,
   "claim takes the lowest priority first": /Got error: \[claim order\]/,
+  "a stale failure is recorded": /Got error: \[stale fail\]/,
+  "claims ignore kinds": /Got error: \[kinds\]/,
 };
 
-/** Every mutant: a broken machine (`decider`) or a broken claim candidate query (`claimCandidates`). */
+/** Every mutant: a broken machine (`decider`), a broken claim candidate query (`claimCandidates`), or both. */
 const mutants: readonly (readonly [string, Pick<RunJobsModelOptions, "decider" | "claimCandidates">])[] = [
   ...Object.entries(jobMutants).map(([name, decider]) => [name, { decider }] as const),
   ...Object.entries(claimOrderMutants).map(([name, claimCandidates]) => [name, { claimCandidates }] as const),
+  ...Object.entries(kindMutants),
 ];
 
 /**

@@ -207,6 +207,34 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
    * … jobs removed (…): expected [], got ["job-a"]".
    */
   "prune ignores the cutoff": createJobDecider(jobMachine.provide({ guards: { finishedAtOrBeforeCutoff: () => true } })),
+  /**
+   * J5 broken: a failure report is not fenced by the token, so a worker that lost its lease
+   * records its failure on the attempt of the worker that holds the job now.
+   * Caught as: claim(w1) → lease expires → claimMany(w2) → fail(w1's claim): "[stale fail]
+   * fail(job-a, token 1); the job is leased with token 2 returned true".
+   */
+  "a stale failure is recorded": createJobDecider(
+    jobMachine.provide({
+      guards: {
+        tokenMatches: ({ context, event }) =>
+          event.type === "job.fail" ||
+          ((event.type === "job.finish" || event.type === "job.heartbeat") && event.token === context.job.token),
+      },
+    }),
+  ),
+};
+
+/**
+ * Kinds broken in both places that hold the rule: the machine's `kindNotHandled` guard and the
+ * candidate search's kind filter (either alone still keeps a claimer to its kinds).
+ * Caught as: enqueue(job-a, kind=mail) → claimKinds(kinds=[resize]): "[kinds] a claim of
+ * kinds=[resize] handed out job-a, of kind mail".
+ */
+export const kindMutants: Readonly<Record<string, { decider: JobDecider; claimCandidates: ClaimCandidates }>> = {
+  "claims ignore kinds": {
+    decider: createJobDecider(jobMachine.provide({ guards: { kindNotHandled: () => false } })),
+    claimCandidates: (db, dialect, now, limit, queues) => selectClaimCandidates(db, dialect, now, limit, queues),
+  },
 };
 
 /**

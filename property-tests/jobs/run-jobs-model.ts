@@ -33,8 +33,9 @@ export interface RunJobsModelOptions extends SearchOptions {
 }
 
 /**
- * The model-based property of the job queue (SPEC J1–J6): arbitrary interleavings of enqueues,
- * claims by several workers, finishes with current, stale and forged tokens, heartbeats, clock
+ * The model-based property of the job queue (SPEC J1–J6, K1): arbitrary interleavings of enqueues
+ * (some of a kind), claims by several workers (some limited to kinds), finishes and failure
+ * reports with current, stale and forged tokens, heartbeats, clock
  * moves onto lease boundaries, worker deaths, redrives and prunes (retention), each run against a
  * store on a fresh database of `options.stores` and checked against {@link JobsModel} after every
  * command (see `checkInvariants`), then a projection rebuild (`checkRebuild`) and `verq check`

@@ -46,7 +46,13 @@ for (const engine of ENGINES) {
           expect(rows).toEqual([{ id: "user-7", email: "ada@example.com" }]);
           const queue = new JobQueue(store);
           const job = await queue.get("welcome-user-7");
-          expect(job).toMatchObject({ state: "done", token: 1, attempts: 1, payload: { email: "ada@example.com" } });
+          expect(job).toMatchObject({
+            state: "done",
+            token: 1,
+            attempts: 1,
+            kind: "welcome-mail",
+            payload: { email: "ada@example.com" },
+          });
           expect((await queue.history("welcome-user-7")).map((event) => event.type)).toEqual([
             "job.enqueued",
             "job.claimed",

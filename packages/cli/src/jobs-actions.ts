@@ -5,6 +5,7 @@ import {
   MAX_ATTEMPTS_LIMIT,
   VerqError,
   checkIdentifier,
+  checkKindName,
   checkToken,
   isValidRedriveNote,
   unknownJobError,
@@ -50,6 +51,7 @@ export interface EnqueueOptions extends DbOptions {
   readonly orderingKey?: string;
   readonly queue?: string;
   readonly priority?: string;
+  readonly kind?: string;
 }
 
 /** `verq jobs enqueue`: add a job; the same id with the same payload again is a no-op. */
@@ -65,6 +67,8 @@ export const enqueue = (context: CliContext, o: EnqueueOptions): Promise<void> =
         : { orderingKey: checkIdentifier(o.orderingKey, "--ordering-key", "VERQ_INVALID_ARGUMENT") }),
       ...(o.queue === undefined ? {} : { queue: parseQueueName(o.queue, "--queue") }),
       ...(o.priority === undefined ? {} : { priority: parsePriority(o.priority, "--priority") }),
+      // By name only: a kind's schema lives in the code of its handler, which the CLI does not have.
+      ...(o.kind === undefined ? {} : { kind: checkKindName(o.kind) }),
     };
     return withQueue(o.db, async (queue) => {
       const result = await queue.enqueue(input);

@@ -9,6 +9,7 @@ import {
   VerqError,
   canonicalJson,
   checkIdentifier,
+  checkKindName,
   checkPriority,
   checkQueueName,
   coerceError,
@@ -39,7 +40,7 @@ export interface EnqueueFromOptions extends DbOptions {
 }
 
 /** The fields an NDJSON line may have: those of `jobs enqueue`'s options. */
-const LINE_FIELDS = new Set(["id", "payload", "maxAttempts", "deadline", "orderingKey", "queue", "priority"]);
+const LINE_FIELDS = new Set(["id", "payload", "maxAttempts", "deadline", "orderingKey", "queue", "priority", "kind"]);
 
 /** One checked line: its number, its job, and its payload's canonical text (to name a conflict's line). */
 interface Line {
@@ -61,8 +62,8 @@ class LineError extends Error {
 /**
  * Checks one NDJSON line like `jobs enqueue` checks its options (the same codes): a JSON object
  * with `id` and `payload`, and optionally `maxAttempts` (1 to 1000), `deadline` (a duration from
- * now, `24h` by default), `orderingKey`, `queue` (a queue name) and `priority` (-1000 to 1000);
- * no other field.
+ * now, `24h` by default), `orderingKey`, `queue` (a queue name), `priority` (-1000 to 1000) and
+ * `kind` (a kind name); no other field.
  */
 function parseLine(text: string, n: number, now: number): Line {
   let value: unknown;
@@ -95,6 +96,7 @@ function parseLine(text: string, n: number, now: number): Line {
         : { orderingKey: checkIdentifier(line.orderingKey, '"orderingKey"', "VERQ_INVALID_ARGUMENT") }),
       ...(line.queue === undefined ? {} : { queue: checkQueueName(line.queue) }),
       ...(line.priority === undefined ? {} : { priority: checkPriority(line.priority) }),
+      ...(line.kind === undefined ? {} : { kind: checkKindName(line.kind) }),
     };
     return { n, input, payloadJson };
   } catch (error) {

@@ -36,11 +36,15 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
     .option("--ordering-key <key>", "run jobs of one key one at a time, in order")
     .option("--queue <name>", "the named queue (default: default)")
     .option("--priority <n>", "-1000 to 1000; higher is claimed first among due jobs (default: 0)")
+    .option(
+      "--kind <name>",
+      "the job's kind, which routes it to its handler; only workers that handle it claim it (default: none)",
+    )
     .addOption(
       new Option(
         "--from <file>",
-        'NDJSON, one job a line: {"id","payload","maxAttempts"?,"deadline"?,"orderingKey"?}; - for stdin',
-      ).conflicts(["id", "payload", "orderingKey", "queue", "priority"]),
+        'NDJSON, one job a line: {"id","payload","maxAttempts"?,"deadline"?,"orderingKey"?,"queue"?,"priority"?,"kind"?}; - for stdin',
+      ).conflicts(["id", "payload", "orderingKey", "queue", "priority", "kind"]),
     )
     .option("--chunk <n>", "with --from: lines per transaction (1-1000)", "500")
     .addOption(jsonOption())
@@ -62,6 +66,10 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
     .requiredOption("--target <url>", "receiver URL; the job id travels as the Idempotency-Key header")
     .option("--owner <name>", "worker name recorded with each claim", `worker-${process.pid}`)
     .option("--queue <names>", "claim from these named queues, comma-separated (default: default)")
+    .option(
+      "--kind <names...>",
+      "work only jobs of these kinds (space- or comma-separated); jobs without a kind, and of other kinds, stay pending for another worker (default: every job, whatever its kind)",
+    )
     .option("--lease <duration>", "lease per claim; heartbeats extend it while the worker holds the job", "30s")
     .option("--once", "run at most one job, then exit")
     .option("--concurrency <n>", "jobs in flight at once (and the most claimed in one transaction)", "1")

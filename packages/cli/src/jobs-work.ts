@@ -1,4 +1,4 @@
-import { checkIdentifier, checkLeaseMs } from "@verq/core";
+import { checkHandledKinds, checkIdentifier, checkLeaseMs } from "@verq/core";
 import {
   JobQueue,
   JobWorker,
@@ -37,6 +37,7 @@ export interface WorkOptions extends DbOptions, LogLevelOptions {
   readonly target: string;
   readonly owner: string;
   readonly queue?: string;
+  readonly kind?: readonly string[];
   readonly lease: string;
   readonly once?: boolean;
   readonly concurrency: string;
@@ -46,7 +47,8 @@ export interface WorkOptions extends DbOptions, LogLevelOptions {
 }
 
 /**
- * `verq jobs work`: a {@link JobWorker} that POSTs each job to `--target`. Every option is
+ * `verq jobs work`: a {@link JobWorker} that POSTs each job to `--target`; with `--kind`, only
+ * jobs of those kinds (the others, kindless ones included, stay pending). Every option is
  * checked before the store is opened, so a bad one claims nothing and spends no attempt. The
  * failpoints `job.afterSend` (the answer is in, the outcome not yet recorded) and
  * `job.beforeFinish` (right before the transaction that records it) stop the process for crash
@@ -62,6 +64,9 @@ async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
   const target = parseHttpUrl(o.target, "--target");
   const owner = checkIdentifier(o.owner, "--owner", "VERQ_INVALID_ARGUMENT");
   const queues = o.queue === undefined ? undefined : parseQueueNames(o.queue, "--queue");
+  // Kind names only: the worker POSTs every job it claims to --target, whatever its kind.
+  const kinds =
+    o.kind === undefined ? undefined : checkHandledKinds({ names: o.kind.flatMap((k) => k.split(",")), kindless: false });
   const leaseMs = checkLeaseMs(parseDuration(o.lease, "--lease"));
   const concurrency = parseWholeNumber(o.concurrency, "--concurrency", { min: 1, max: MAX_BATCH_SIZE });
   const idleMs = parseDuration(o.poll, "--poll", { min: 1, max: 3_600_000 });
@@ -85,7 +90,7 @@ async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
     const worker = new JobWorker(queue, {
       owner,
       logger,
-      sender,
+      ...(kinds === undefined ? { sender } : { handlers: kinds.names.map((kind) => ({ kind, handle: sender })) }),
       leaseMs,
       ...(queues === undefined ? {} : { queues }),
       idleMs,

@@ -47,7 +47,8 @@ export function leafCommands(root: Command): Command[] {
  *   SQLite file named `--json`): a usage error, as a missing value is;
  * - an option given twice with different values is a usage error (commander keeps the last one
  *   silently: `--db a.sqlite --db b.sqlite` would open `b.sqlite`). The same value twice is
- *   accepted; a flag without a value may be repeated.
+ *   accepted; a flag without a value may be repeated, and so may an option that takes a list
+ *   (`--kind a b`): each of its values is kept.
  */
 export function guardOptionValues(root: Command): void {
   for (const command of allCommands(root)) {
@@ -64,7 +65,7 @@ export function guardOptionValues(root: Command): void {
           });
         }
         const before = seen.get(name);
-        if (before !== undefined && before !== text) {
+        if (before !== undefined && before !== text && !option.variadic) {
           command.error(`${option.long ?? name} given twice with different values; give it once`, {
             exitCode: 2,
             code: "verq.conflictingRepeat",

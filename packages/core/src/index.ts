@@ -60,9 +60,11 @@ export { evolveJob, foldJob } from "./job.evolve.ts";
 export {
   MAX_ATTEMPTS_LIMIT,
   MAX_IDENTIFIER_LENGTH,
+  MAX_CLAIM_KINDS,
   MAX_LEASE_MS,
   KIND_NAME_PATTERN,
   checkFutureTime,
+  checkHandledKinds,
   checkIdentifier,
   checkKindName,
   checkLeaseMs,

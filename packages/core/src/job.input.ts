@@ -1,4 +1,5 @@
 import { VerqError, type VerqErrorCode } from "./errors.ts";
+import type { HandledKinds } from "./job.commands.ts";
 import type { FinishOutcome } from "./job.types.ts";
 
 /** The longest job id, owner name or ordering key accepted, in characters. */
@@ -102,4 +103,24 @@ export function checkKindName(value: unknown): string {
     fail("VERQ_INVALID_ARGUMENT", "a job kind is a letter, then up to 63 letters, digits or _ . : -");
   }
   return value;
+}
+
+/** The most kinds one claim may name. */
+export const MAX_CLAIM_KINDS = 100;
+
+/**
+ * Returns `value` when it says which kinds a claimer handles: `names`, an array of 0 to
+ * {@link MAX_CLAIM_KINDS} kind names ({@link checkKindName}; repeats dropped), and `kindless`, a
+ * boolean; at least one kind or `kindless`, since a claimer that handles nothing could claim
+ * nothing. Otherwise throws `VERQ_INVALID_ARGUMENT`.
+ */
+export function checkHandledKinds(value: unknown): HandledKinds {
+  const kinds = value as { names?: unknown; kindless?: unknown } | null;
+  if (typeof kinds !== "object" || kinds === null || !Array.isArray(kinds.names) || typeof kinds.kindless !== "boolean") {
+    fail("VERQ_INVALID_ARGUMENT", "kinds is { names: kind names, kindless: whether jobs without a kind are handled }");
+  }
+  const names = kinds.names as unknown[];
+  if (names.length > MAX_CLAIM_KINDS) fail("VERQ_INVALID_ARGUMENT", `kinds names at most ${MAX_CLAIM_KINDS} kinds`);
+  if (names.length === 0 && !kinds.kindless) fail("VERQ_INVALID_ARGUMENT", "kinds must name a kind or take jobs without a kind");
+  return { names: [...new Set(names.map(checkKindName))], kindless: kinds.kindless };
 }

@@ -18,6 +18,16 @@ export { type FailureInput, type FinishInput, type RecordInput, type RunOnceResu
 export { type CancelResult, type RedriveRecord } from "./jobs/job-operations.ts";
 export type { SetQueueLimitResult } from "./queue-limits.ts";
 export { MAX_PRUNE_BATCH, type PruneOptions, type PruneResult } from "./job-retention.ts";
+export {
+  defineJobKind,
+  isJobKind,
+  type JobKind,
+  type JobKindDefinition,
+  type KindEnqueueOptions,
+  type KindHandler,
+  type KindHandlerOptions,
+  type KindJob,
+} from "./jobs/job-kind.ts";
 export { JobWorker } from "./jobs/job-worker.ts";
 export type { DrainOptions, JobWorkerOptions, JobWorkerReport, JobWorkerResult } from "./jobs/job-worker-options.ts";
 export { errorFields, silentLogger, stderrLogger, type LogFn, type VerqLogger } from "./verq-logger.ts";

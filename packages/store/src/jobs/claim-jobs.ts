@@ -1,11 +1,13 @@
 import {
   DEFAULT_QUEUE,
   VerqError,
+  checkHandledKinds,
   checkIdentifier,
   checkLeaseMs,
   checkQueueName,
   isQueueFull,
   jobCommands,
+  type HandledKinds,
   type Job,
   type JobEvent,
   type JobState,
@@ -23,6 +25,13 @@ export interface ClaimOptions {
   readonly leaseMs?: number;
   /** The named queues to claim from, at least one: `["default"]` when absent. */
   readonly queues?: readonly string[];
+  /**
+   * The kinds the claimer has handlers for: jobs of the kinds `names`, and jobs without a kind
+   * when `kindless`. A job of another kind is not claimed (the job machine refuses it as
+   * `kind-not-handled`, and the search leaves it out): it stays for a claimer that handles it.
+   * Absent: every job, whatever its kind.
+   */
+  readonly kinds?: HandledKinds;
 }
 
 /** A claimed job: leased to the caller, with the fencing token it must present to finish. */
@@ -49,6 +58,7 @@ export const MAX_CLAIM_QUEUES = 100;
 export interface CheckedClaim {
   readonly leaseMs: number;
   readonly queues: readonly string[];
+  readonly kinds: HandledKinds | undefined;
 }
 
 /** What one claim transaction did: the jobs it leased, and the expired leases it found. */
@@ -62,7 +72,8 @@ export function checkClaim(context: JobContext, owner: string, max: number, opti
   checkIdentifier(owner, "the owner", "VERQ_INVALID_ARGUMENT");
   checkBatchSize(max);
   const leaseMs = checkLeaseMs(options?.leaseMs ?? context.defaultLeaseMs);
-  return { leaseMs, queues: checkClaimQueues(options?.queues ?? [DEFAULT_QUEUE]) };
+  const queues = checkClaimQueues(options?.queues ?? [DEFAULT_QUEUE]);
+  return { leaseMs, queues, kinds: options?.kinds === undefined ? undefined : checkHandledKinds(options.kinds) };
 }
 
 /** The queues a claim names, checked (1 to {@link MAX_CLAIM_QUEUES} queue names) and without repeats. */
@@ -86,15 +97,15 @@ export async function claimJobs(context: JobContext, owner: string, max: number,
 /**
  * The claims of one transaction (SPEC J3): each candidate, in the order the candidate reader
  * gives, is decided by the job machine (a pending job due, or a leased one whose lease expired;
- * a full queue's `queueFull` guard) and the accepted ones committed, until `max` are leased or
- * none is left.
+ * a full queue's `queueFull` guard; a kind the claimer does not handle, `kindNotHandled`) and the
+ * accepted ones committed, until `max` are leased or none is left.
  */
 export async function claimIn(
   context: JobContext,
   trx: Kysely<VerqDatabase>,
   owner: string,
   max: number,
-  { leaseMs, queues }: CheckedClaim,
+  { leaseMs, queues, kinds }: CheckedClaim,
 ): Promise<ClaimRound> {
   const { store } = context;
   // The limited queues' turns and leased counts first: the count a limit is judged by must be
@@ -103,7 +114,7 @@ export async function claimIn(
   // Read the clock once the write lock is held: time spent waiting for another process
   // must not be taken out of the lease being handed out.
   const now = context.clock.now();
-  const unlimited = jobCommands.claim({ owner, leaseMs, now });
+  const unlimited = jobCommands.claim({ owner, leaseMs, ...(kinds === undefined ? {} : { kinds }), now });
   const claimed: ClaimedJob[] = [];
   const expired: LeaseExpiry[] = [];
   const hasRoom = (queue: string) => !isQueueFull(loads.get(queue));
@@ -112,10 +123,14 @@ export async function claimIn(
     // machine's queueFull guard, the same rule, still decides each claim. Some candidates do not end leased (an expired last attempt goes
     // dead): ask again.
     const due = queues.filter(hasRoom);
-    const candidates = await context.claimCandidates(trx, store.dialect, now, Math.max(8, max - claimed.length), {
-      expired: queues,
-      due,
-    });
+    const candidates = await context.claimCandidates(
+      trx,
+      store.dialect,
+      now,
+      Math.max(8, max - claimed.length),
+      { expired: queues, due },
+      kinds,
+    );
     // Not `decideCandidates`: each claim's command carries the queue load that the grants before
     // it in this batch changed, the budget counts leases (a spent last attempt goes dead without
     // one), and the scan stops on what an acceptance freed, not on a refusal.

@@ -5,6 +5,7 @@ import {
   canonicalJson,
   checkFutureTime,
   checkIdentifier,
+  checkKindName,
   checkMaxAttempts,
   checkPriority,
   checkQueueName,
@@ -38,6 +39,12 @@ export interface EnqueueInput {
    * higher-priority work delays lower-priority work without bound (no aging).
    */
   readonly priority?: number;
+  /**
+   * The job's kind, which routes it to its handler (see `defineJobKind`): a letter, then up to 63
+   * letters, digits or `_ . : -`. None unless told. A worker that has no handler for it never
+   * claims the job: it stays pending for one that has.
+   */
+  readonly kind?: string;
 }
 
 /**
@@ -141,12 +148,13 @@ function enqueueCommand(context: JobContext, input: EnqueueInput, now: number): 
     input.orderingKey === undefined ? null : checkIdentifier(input.orderingKey, "an ordering key", "VERQ_INVALID_ARGUMENT");
   const queue = checkQueueName(input.queue ?? DEFAULT_QUEUE);
   const priority = checkPriority(input.priority ?? 0);
+  const kind = input.kind === undefined ? {} : { kind: checkKindName(input.kind) };
   // A copy of its own, in canonical key order: nothing the caller does to its object later reaches it.
   const payload = JSON.parse(payloadJson) as Job["payload"];
   if (typeof payload === "object" && payload !== null) context.payloadTexts.set(payload, payloadJson);
   return {
     id,
-    commands: [jobCommands.enqueue({ payload, maxAttempts, deadline, availableAt, orderingKey, queue, priority, now })],
+    commands: [jobCommands.enqueue({ payload, maxAttempts, deadline, availableAt, orderingKey, queue, priority, ...kind, now })],
   };
 }
 

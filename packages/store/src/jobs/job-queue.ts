@@ -28,6 +28,7 @@ import {
   type Sender,
 } from "./finish-jobs.ts";
 import { jobContext, type JobContext, type JobQueueOptions } from "./job-context.ts";
+import { isJobKind, kindInputs, type JobKind, type KindEnqueueOptions } from "./job-kind.ts";
 import {
   cancelJob,
   pruneFinishedJobs,
@@ -58,12 +59,32 @@ export class JobQueue {
   }
 
   /**
-   * Adds a job (SPEC J2). Enqueueing an existing id with the same payload is a no-op
-   * (`created: false`); with a different payload it throws `VERQ_ENQUEUE_CONFLICT`.
+   * Adds a job (SPEC J2). Enqueueing an existing id with the same payload (and queue, priority and
+   * kind) is a no-op (`created: false`); with a different one it throws `VERQ_ENQUEUE_CONFLICT`.
    * With `{ trx }` the job is written inside that transaction (see {@link EnqueueOptions}).
+   *
+   * Of a kind (see `defineJobKind`): `enqueue(kind, payload, options)` validates `payload` with
+   * the kind's schema before anything is written (`VERQ_INVALID_PAYLOAD` naming the failing
+   * fields' paths) and stores the schema's output, under `options.id`, else the kind's
+   * `id(payload)`, else a random UUID: only a job id makes an enqueue idempotent.
+   *
+   * @example
+   * await queue.enqueue(sendEmail, { to: "ada@example.com" }, { id: `welcome-${userId}`, trx });
    */
-  async enqueue(input: EnqueueInput, options?: EnqueueOptions): Promise<EnqueueResult> {
-    const [result] = await enqueueJobs(this.#context, [input], options);
+  async enqueue(input: EnqueueInput, options?: EnqueueOptions): Promise<EnqueueResult>;
+  async enqueue<Input, Output>(
+    kind: JobKind<Input, Output>,
+    payload: NoInfer<Input>,
+    options?: KindEnqueueOptions,
+  ): Promise<EnqueueResult>;
+  async enqueue(
+    first: EnqueueInput | JobKind<unknown, unknown>,
+    second?: unknown,
+    third?: KindEnqueueOptions,
+  ): Promise<EnqueueResult> {
+    const [result] = isJobKind(first)
+      ? await enqueueJobs(this.#context, await kindInputs(first, [second], third ?? {}), third)
+      : await enqueueJobs(this.#context, [first], second as EnqueueOptions | undefined);
     if (result === undefined) throw new Error("enqueueMany returned no result for one input");
     return result;
   }
@@ -73,9 +94,22 @@ export class JobQueue {
    * jobs. Each job follows {@link enqueue}'s rules, and results come in input order. All or
    * nothing: one invalid input or one payload conflict throws and enqueues none of them.
    * With `{ trx }` they are written inside that transaction instead of one of their own.
+   * `enqueueMany(kind, payloads, options)` validates every payload first, and gives each job the
+   * same options, with its id from the kind's `id(payload)` (else a random UUID).
    */
-  async enqueueMany(inputs: readonly EnqueueInput[], options?: EnqueueOptions): Promise<EnqueueResult[]> {
-    return enqueueJobs(this.#context, inputs, options);
+  async enqueueMany(inputs: readonly EnqueueInput[], options?: EnqueueOptions): Promise<EnqueueResult[]>;
+  async enqueueMany<Input, Output>(
+    kind: JobKind<Input, Output>,
+    payloads: readonly NoInfer<Input>[],
+    options?: Omit<KindEnqueueOptions, "id">,
+  ): Promise<EnqueueResult[]>;
+  async enqueueMany(
+    first: readonly EnqueueInput[] | JobKind<unknown, unknown>,
+    second?: unknown,
+    third?: KindEnqueueOptions,
+  ): Promise<EnqueueResult[]> {
+    if (!isJobKind(first)) return enqueueJobs(this.#context, first, second as EnqueueOptions | undefined);
+    return enqueueJobs(this.#context, await kindInputs(first, second as readonly unknown[], third ?? {}), third);
   }
 
   /**

@@ -2,17 +2,30 @@ import type { FailureClassifier, FinishOutcome, JobFailure } from "@verq/core";
 import type { VerqLogger } from "../verq-logger.ts";
 import type { ClaimedJob } from "./claim-jobs.ts";
 import type { RecordInput, Sender } from "./finish-jobs.ts";
+import type { KindHandler } from "./job-kind.ts";
 
 /** Settings of a `JobWorker`. */
 export interface JobWorkerOptions {
   /** Who holds the leases (shown in `verq jobs show`). */
   readonly owner: string;
-  /** Delivers one job; only a return of exactly `true` is success (SPEC J5). */
-  readonly sender: Sender;
+  /**
+   * Delivers one job; only a return of exactly `true` is success (SPEC J5). Without `handlers`,
+   * it gets every job, whatever its kind; with them, the jobs without a kind. A worker needs a
+   * sender, handlers, or both (else `VERQ_INVALID_ARGUMENT`).
+   */
+  readonly sender?: Sender;
+  /**
+   * One handler per job kind (`kind.handler(…)`, see `defineJobKind`; a kind twice is
+   * `VERQ_INVALID_ARGUMENT`): the worker claims only jobs of these kinds, and jobs without a kind
+   * when it has a `sender`, and gives each job to its kind's handler. A job of a kind no handler
+   * knows is never claimed by this worker: it stays pending for a worker that knows its kind.
+   */
+  readonly handlers?: readonly KindHandler[];
   /**
    * The sender's own rule for the errors it knows (e.g. "an `ECONNREFUSED` is retryable": the
    * request never left): `"retry"` gets a retry with backoff, `"permanent"` a dead job; any
    * error it answers `undefined` for keeps SPEC J5's rule (recorded, leased until the lease ends).
+   * A kind's handler has its own (`kind.handler(handle, { classify })`).
    */
   readonly classify?: FailureClassifier;
   /** Jobs being sent at once: 1 by default. */

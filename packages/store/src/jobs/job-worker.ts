@@ -1,8 +1,9 @@
-import { VerqError, checkIdentifier, checkLeaseMs, type FailureClassifier, type JobFailure } from "@verq/core";
+import { VerqError, checkIdentifier, checkLeaseMs, type JobFailure } from "@verq/core";
 import { elapsedMs, errorFields, silentLogger, stderrLogger, type VerqLogger } from "../verq-logger.ts";
 import { checkClaimQueues, type ClaimOptions, type ClaimedJob, type LeaseExpiry } from "./claim-jobs.ts";
-import { sendForOutcome, type RecordInput, type Sender } from "./finish-jobs.ts";
+import { sendForOutcome, type RecordInput } from "./finish-jobs.ts";
 import { MAX_BATCH_SIZE, checkCount } from "./job-context.ts";
+import { kindRoutes, type KindRoutes } from "./job-kinds.ts";
 import type { JobQueue } from "./job-queue.ts";
 import type { DrainOptions, JobWorkerOptions, JobWorkerReport, JobWorkerResult } from "./job-worker-options.ts";
 
@@ -37,6 +38,10 @@ type PendingRecord = RecordInput & {
  * every third of the lease, so a send may take longer than the lease; a heartbeat refused
  * because the lease was lost ends that job's heartbeats, and its late outcome is refused.
  *
+ * A worker has a `sender` for every job, or `handlers` for the kinds it knows (see
+ * `defineJobKind`), or both: with handlers it claims only their kinds (and jobs without a kind
+ * when it has a sender), so a job of a kind it does not know stays pending for a worker that does.
+ *
  * @example
  * const worker = new JobWorker(queue, { owner: "worker-1", sender, concurrency: 8, batchSize: 64 });
  * worker.start();
@@ -46,12 +51,10 @@ type PendingRecord = RecordInput & {
 export class JobWorker {
   readonly #queue: JobQueue;
   readonly #owner: string;
-  readonly #sender: Sender;
-  readonly #classify: FailureClassifier | undefined;
+  readonly #routes: KindRoutes;
   readonly #concurrency: number;
   readonly #batchSize: number;
-  readonly #leaseMs: number | undefined;
-  readonly #queues: readonly string[] | undefined;
+  readonly #claimOptions: ClaimOptions;
   readonly #idleMs: number;
   readonly #onSendError: ((job: ClaimedJob, error: unknown) => void) | undefined;
   readonly #onFinished: ((result: JobWorkerResult) => void) | undefined;
@@ -88,16 +91,15 @@ export class JobWorker {
   constructor(queue: JobQueue, options: JobWorkerOptions) {
     this.#queue = queue;
     this.#owner = checkIdentifier(options.owner, "the owner", "VERQ_INVALID_ARGUMENT");
-    if (typeof options.sender !== "function") throw new VerqError("VERQ_INVALID_ARGUMENT", "a worker needs a sender function");
-    this.#sender = options.sender;
-    if (options.classify !== undefined && typeof options.classify !== "function") {
-      throw new VerqError("VERQ_INVALID_ARGUMENT", "classify must be a function of the error");
-    }
-    this.#classify = options.classify;
+    this.#routes = kindRoutes(options);
     this.#concurrency = checkCount(options.concurrency ?? 1, "concurrency");
     this.#batchSize = checkCount(options.batchSize ?? this.#concurrency, "batchSize");
-    this.#leaseMs = options.leaseMs === undefined ? undefined : checkLeaseMs(options.leaseMs);
-    this.#queues = options.queues === undefined ? undefined : checkClaimQueues(options.queues);
+    const { kinds } = this.#routes;
+    this.#claimOptions = {
+      ...(options.leaseMs === undefined ? {} : { leaseMs: checkLeaseMs(options.leaseMs) }),
+      ...(options.queues === undefined ? {} : { queues: checkClaimQueues(options.queues) }),
+      ...(kinds === undefined ? {} : { kinds }),
+    };
     this.#idleMs = checkCount(options.idleMs ?? 100, "idleMs", 3_600_000);
     this.#onSendError = options.onSendError;
     this.#onFinished = options.onFinished;
@@ -178,7 +180,7 @@ export class JobWorker {
           try {
             if (outcomes.length > 0) this.#beforeRecord?.(outcomes);
             // One transaction records the outcomes that arrived and claims the next jobs.
-            round = await this.#queue.finishAndClaim(outcomes, this.#owner, claiming ? room : 0, this.#leaseOption());
+            round = await this.#queue.finishAndClaim(outcomes, this.#owner, claiming ? room : 0, this.#claimOptions);
           } catch (error) {
             // The transaction changed nothing: keep its outcomes for the next round.
             this.#outcomes.unshift(...outcomes);
@@ -219,11 +221,6 @@ export class JobWorker {
     }
   }
 
-  #leaseOption(): ClaimOptions {
-    const queues = this.#queues === undefined ? {} : { queues: this.#queues };
-    return this.#leaseMs === undefined ? queues : { ...queues, leaseMs: this.#leaseMs };
-  }
-
   #startSends(): void {
     while (!this.#halted && this.#inFlight < this.#concurrency) {
       const job = this.#waiting.shift();
@@ -241,7 +238,8 @@ export class JobWorker {
   async #send(job: ClaimedJob): Promise<void> {
     const key = heldKey(job.id, job.token);
     const sentAt = performance.now();
-    const verdict = await sendForOutcome(this.#sender, job, this.#classify);
+    const { send, classify } = this.#routes.route(job);
+    const verdict = await sendForOutcome(send, job, classify);
     const handlerMs = elapsedMs(sentAt);
     const timing = this.#timings.get(key);
     if (timing !== undefined) timing.sendMs = handlerMs;

@@ -1,5 +1,5 @@
-import type { Job } from "@verq/core";
-import { sql, type Kysely } from "kysely";
+import type { HandledKinds, Job } from "@verq/core";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
 import { readRows } from "../readRows.ts";
@@ -23,12 +23,14 @@ export async function selectClaimCandidates(
   now: number,
   limit: number,
   queues: { readonly expired: readonly string[]; readonly due: readonly string[] },
+  kinds?: HandledKinds,
 ): Promise<Job[]> {
   // A full queue still hands over its expired leases (that keeps its count), so the two lists differ.
   const inQueues = (names: readonly string[]) => sql<boolean>`j.queue in (${sql.join(names)})`;
   const headOfGroup = sql<boolean>`(j.ordering_key is null or not exists (
       select 1 from jobs h where h.ordering_key = j.ordering_key
         and h.enqueue_position < j.enqueue_position and h.state <> 'done'))`;
+  const ofKinds = kindFilter(kinds);
   const lock = sql.raw(dialect.statements.claimLockSuffix);
   await dialect.statements.beforeClaim(db);
   // The limit is written into the statement, not bound: SQLite (built with STAT4, as
@@ -44,7 +46,7 @@ export async function selectClaimCandidates(
     db,
     dialect,
     sql`select ${columns} from jobs j
-      where j.state = 'leased' and j.lease_until <= ${now} and ${inQueues(queues.expired)} and ${headOfGroup}
+      where j.state = 'leased' and j.lease_until <= ${now} and ${inQueues(queues.expired)} and ${headOfGroup}${ofKinds}
       order by j.lease_until, j.enqueue_position limit ${fetch(limit)} ${lock}`.compile(db),
   );
   const expiredRows = expired.slice(0, limit);
@@ -60,7 +62,7 @@ export async function selectClaimCandidates(
           db,
           dialect,
           sql`select ${columns}, j.enqueue_position from jobs j
-            where j.state = 'pending' and j.queue = ${queue} and j.available_at <= ${now} and ${headOfGroup}
+            where j.state = 'pending' and j.queue = ${queue} and j.available_at <= ${now} and ${headOfGroup}${ofKinds}
             order by j.priority desc, j.available_at, j.enqueue_position limit ${fetch(remaining)} ${lock}`.compile(db),
         )),
       );
@@ -68,6 +70,19 @@ export async function selectClaimCandidates(
     if (queues.due.length > 1) due.sort(claimOrder);
   }
   return [...expiredRows, ...due.slice(0, remaining)].map(valuesToJob);
+}
+
+/**
+ * The kinds condition of both statements, or nothing at all without `kinds` (the claim of a
+ * worker that takes every job keeps its statements as they were). A job without a kind has
+ * `kind` null, which no `in` list matches.
+ */
+function kindFilter(kinds: HandledKinds | undefined): RawBuilder<unknown> {
+  if (kinds === undefined) return sql``;
+  const kindless = kinds.kindless ? sql`j.kind is null` : sql`1 = 0`;
+  if (kinds.names.length === 0) return sql` and ${kindless}`;
+  const named = sql`j.kind in (${sql.join(kinds.names)})`;
+  return kinds.kindless ? sql` and (${named} or ${kindless})` : sql` and ${named}`;
 }
 
 /** Higher priority first, then earlier due time, then enqueue order: on rows of JOB_COLUMNS plus the enqueue position. */
