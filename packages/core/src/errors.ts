@@ -1,3 +1,5 @@
+import { describeKind } from "./type-name.ts";
+
 /**
  * Every stable code verq answers with, once: the codes of its errors (`VerqError.code`), of the
  * JSON errors of its HTTP edges (`{"error":{"code",…}}`) and of the append-only triggers of its
@@ -116,7 +118,10 @@ export class BadAck extends VerqError {
 
   constructor(received: unknown) {
     const receivedType = received === null ? "null" : typeof received;
-    super("VERQ_BAD_ACK", `sender returned a ${receivedType}, not exactly true; the job stays leased until its lease expires`);
+    super(
+      "VERQ_BAD_ACK",
+      `sender returned ${describeKind(received)}, not exactly true; the job stays leased until its lease expires`,
+    );
     this.receivedType = receivedType;
   }
 }
