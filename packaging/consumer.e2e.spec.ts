@@ -322,6 +322,9 @@ describe("P1: the packed packages in a project outside the workspace", () => {
     const help = loads("help", ["--help"]);
     expect([...help.packages].filter((name) => name !== "@verq/cli").sort()).toEqual(["commander"]);
     for (const marker of ["/kysely/dist/", "/xstate/dist/", "/store/src/"]) expect(help.bundled).not.toContain(marker);
+    // A command that only reads needs a store that is there: `verq init` makes it.
+    const created = run(bin, ["init", "--db", path.join(consumer, "modules.sqlite")], consumer);
+    expect(created.status, created.stderr).toBe(0);
     const stats = loads("stats", ["jobs", "stats", "--db", path.join(consumer, "modules.sqlite")]);
     for (const marker of ["/kysely/dist/", "/store/src/"]) expect(stats.bundled).toContain(marker);
     expect(stats.packages.has("better-sqlite3")).toBe(true);

@@ -1,5 +1,6 @@
 import {
   DEAD_REASONS,
+  DEFAULT_QUEUE,
   FINISH_OUTCOMES,
   MAX_ATTEMPTS_LIMIT,
   VerqError,
@@ -20,8 +21,10 @@ import {
   parseDuration,
   parsePayloadOption,
   parseWholeNumber,
+  READ_ONLY,
   runCommand,
   withStore,
+  type StoreUse,
 } from "./common.ts";
 import { parsePriority, parseQueueName } from "./queue-options.ts";
 import { EXIT } from "./exit-codes.ts";
@@ -34,8 +37,8 @@ import { emit, type CliContext } from "./output.ts";
  */
 
 /** Opens the store and a queue on it (with the clock of `VERQ_NOW_MS`), runs `work`, closes the store. */
-const withQueue = <T>(db: string, work: (queue: JobQueue, store: VerqStore) => Promise<T>): Promise<T> =>
-  withStore(db, (store) => work(new JobQueue(store, { clock: clockFromEnv() }), store));
+const withQueue = <T>(db: string, work: (queue: JobQueue, store: VerqStore) => Promise<T>, use: StoreUse = {}): Promise<T> =>
+  withStore(db, (store) => work(new JobQueue(store, { clock: clockFromEnv() }), store), use);
 
 /** `--note` of redrive and cancel: a ticket id, checked before the store is opened (the queue checks it again). */
 function checkNote(note: string): void {
@@ -112,29 +115,58 @@ export interface StatsOptions extends DbOptions {
   readonly queue?: string;
 }
 
-/** `verq jobs stats`: counts by state, dead letters by reason, the oldest dead job, the last redrive, lease expiries, per queue. */
+/**
+ * `verq jobs stats`: counts by state, dead letters by reason, the oldest dead job, the last
+ * redrive, lease expiries, per queue. `--queue` names a queue of the store (one with a job or a
+ * limit, or `default`): another is `VERQ_UNKNOWN_QUEUE` (exit 4), naming the queues there are.
+ */
 export const stats = (context: CliContext, o: StatsOptions): Promise<void> =>
   runCommand(context, o, () => {
-    const only = o.queue === undefined ? {} : { queue: parseQueueName(o.queue, "--queue") };
-    return withQueue(o.db, async (queue) => {
-      const s = await queue.stats(only);
-      emit(context.io, o.json === true, s, () =>
-        [
-          `pending=${s.byState.pending} leased=${s.byState.leased} done=${s.byState.done} dead=${s.byState.dead}`,
-          `dead by reason: ${Object.entries(s.dead.byReason)
-            .map(([r, v]) => `${r}=${v.count} (${(v.ratio * 100).toFixed(1)}%)`)
-            .join(" ")}`,
-          `oldest dead: ${s.dead.oldest === null ? "none" : `${s.dead.oldest.id} since ${iso(s.dead.oldest.deadSince)}`}`,
-          `last redrive: ${s.lastRedrive === null ? "none" : `${s.lastRedrive.jobId} ${s.lastRedrive.note} at ${iso(s.lastRedrive.at)} -> ${s.lastRedrive.resultState ?? "?"}`}`,
-          `lease expiries: ${s.leaseExpiries}; stale finishes refused: ${s.staleFinishesRefused}`,
-          ...Object.entries(s.queues).map(
-            ([name, q]) =>
-              `queue ${name}: pending=${q.byState.pending} leased=${q.leased}/${q.maxLeased ?? "unlimited"} done=${q.byState.done} dead=${q.byState.dead}`,
-          ),
-        ].join("\n"),
-      );
-    });
+    const only = o.queue === undefined ? undefined : parseQueueName(o.queue, "--queue");
+    return withQueue(
+      o.db,
+      async (queue) => {
+        const all = await queue.stats();
+        const figures = only === undefined ? undefined : all.queues[only];
+        if (only !== undefined && figures === undefined && only !== DEFAULT_QUEUE) {
+          throw unknownQueue(only, Object.keys(all.queues));
+        }
+        // The store-wide figures are the same with --queue; only the per-queue ones narrow.
+        const s =
+          only === undefined
+            ? all
+            : figures === undefined
+              ? await queue.stats({ queue: only })
+              : { ...all, queues: { [only]: figures } };
+        emit(context.io, o.json === true, s, () =>
+          [
+            `pending=${s.byState.pending} leased=${s.byState.leased} done=${s.byState.done} dead=${s.byState.dead}`,
+            `dead by reason: ${Object.entries(s.dead.byReason)
+              .map(([r, v]) => `${r}=${v.count} (${(v.ratio * 100).toFixed(1)}%)`)
+              .join(" ")}`,
+            `oldest dead: ${s.dead.oldest === null ? "none" : `${s.dead.oldest.id} since ${iso(s.dead.oldest.deadSince)}`}`,
+            `last redrive: ${s.lastRedrive === null ? "none" : `${s.lastRedrive.jobId} ${s.lastRedrive.note} at ${iso(s.lastRedrive.at)} -> ${s.lastRedrive.resultState ?? "?"}`}`,
+            `lease expiries: ${s.leaseExpiries}; stale finishes refused: ${s.staleFinishesRefused}`,
+            ...Object.entries(s.queues).map(
+              ([name, q]) =>
+                `queue ${name}: pending=${q.byState.pending} leased=${q.leased}/${q.maxLeased ?? "unlimited"} done=${q.byState.done} dead=${q.byState.dead}`,
+            ),
+          ].join("\n"),
+        );
+      },
+      READ_ONLY,
+    );
   });
+
+/** `VERQ_UNKNOWN_QUEUE`: `--queue` names a queue the store has never had: no job in it and no limit. */
+function unknownQueue(name: string, known: readonly string[]): VerqError {
+  const shown = known.slice(0, 20).map((q) => JSON.stringify(q));
+  const list = known.length === 0 ? "it has none yet" : `its queues are ${shown.join(", ")}${known.length > 20 ? ", …" : ""}`;
+  return new VerqError(
+    "VERQ_UNKNOWN_QUEUE",
+    `no queue ${JSON.stringify(name.slice(0, 80))} in this store (no job in it, no limit set); ${list}. Check --queue.`,
+  );
+}
 
 /** The options of `verq jobs dead`. */
 export interface DeadOptions extends DbOptions {
@@ -147,23 +179,27 @@ export const dead = (context: CliContext, o: DeadOptions): Promise<void> =>
   runCommand(context, o, () => {
     const reason = o.reason === undefined ? undefined : parseChoice<DeadReason>(o.reason, "--reason", DEAD_REASONS);
     const limit = parseWholeNumber(o.limit, "--limit", { min: 1 });
-    return withQueue(o.db, async (queue) => {
-      const jobs = await queue.list("dead", { limit, ...(reason === undefined ? {} : { reason }) });
-      const rows = jobs.map((j) => ({
-        id: j.id,
-        reason: j.reason,
-        deadSince: j.deadSince,
-        attempts: j.attempts,
-        token: j.token,
-      }));
-      emit(context.io, o.json === true, rows, () =>
-        rows.length === 0
-          ? "no dead jobs"
-          : rows
-              .map((r) => `${r.id} ${r.reason} since ${iso(r.deadSince ?? 0)} attempts=${r.attempts} token=${r.token}`)
-              .join("\n"),
-      );
-    });
+    return withQueue(
+      o.db,
+      async (queue) => {
+        const jobs = await queue.list("dead", { limit, ...(reason === undefined ? {} : { reason }) });
+        const rows = jobs.map((j) => ({
+          id: j.id,
+          reason: j.reason,
+          deadSince: j.deadSince,
+          attempts: j.attempts,
+          token: j.token,
+        }));
+        emit(context.io, o.json === true, rows, () =>
+          rows.length === 0
+            ? "no dead jobs"
+            : rows
+                .map((r) => `${r.id} ${r.reason} since ${iso(r.deadSince ?? 0)} attempts=${r.attempts} token=${r.token}`)
+                .join("\n"),
+        );
+      },
+      READ_ONLY,
+    );
   });
 
 /** The options of `verq jobs redrive`. */
@@ -207,16 +243,20 @@ export const prune = (context: CliContext, o: PruneOptions): Promise<void> =>
       batchSize: parseWholeNumber(o.batch, "--batch", { min: 1, max: MAX_PRUNE_BATCH }),
       dryRun: o.dryRun === true,
     };
-    return withQueue(o.db, async (queue) => {
-      const r = await queue.prune(options);
-      emit(context.io, o.json === true, r, () =>
-        [
-          `${r.dryRun ? "would prune" : "pruned"} done=${r.pruned.done} dead=${r.pruned.dead} events=${r.events}${r.dryRun ? " (dry run: nothing changed)" : ` in ${r.batches} batch(es)`}`,
-          `cutoffs: done at or before ${iso(r.doneCutoff)}, dead ${r.deadCutoff === null ? "kept" : `at or before ${iso(r.deadCutoff)}`}`,
-          `kept (old enough but not prunable): pending=${r.kept.pending} leased=${r.kept.leased} done=${r.kept.done} dead=${r.kept.dead}`,
-        ].join("\n"),
-      );
-    });
+    return withQueue(
+      o.db,
+      async (queue) => {
+        const r = await queue.prune(options);
+        emit(context.io, o.json === true, r, () =>
+          [
+            `${r.dryRun ? "would prune" : "pruned"} done=${r.pruned.done} dead=${r.pruned.dead} events=${r.events}${r.dryRun ? " (dry run: nothing changed)" : ` in ${r.batches} batch(es)`}`,
+            `cutoffs: done at or before ${iso(r.doneCutoff)}, dead ${r.deadCutoff === null ? "kept" : `at or before ${iso(r.deadCutoff)}`}`,
+            `kept (old enough but not prunable): pending=${r.kept.pending} leased=${r.kept.leased} done=${r.kept.done} dead=${r.kept.dead}`,
+          ].join("\n"),
+        );
+      },
+      { mustExist: options.dryRun },
+    );
   });
 
 /** The options of `verq jobs cancel`. */
@@ -248,12 +288,16 @@ export const cancel = (context: CliContext, id: string, o: CancelOptions): Promi
 export const show = (context: CliContext, id: string, o: DbOptions): Promise<void> =>
   runCommand(context, o, () => {
     checkIdentifier(id, "the job id");
-    return withQueue(o.db, async (queue) => {
-      const events = await queue.history(id);
-      const job = await queue.get(id);
-      if (job === null) throw unknownJobError(id);
-      emit(context.io, o.json === true, { ...job, events }, () =>
-        [describeJob(job), ...events.map((e) => describeEvent(e, ["payload"]))].join("\n"),
-      );
-    });
+    return withQueue(
+      o.db,
+      async (queue) => {
+        const events = await queue.history(id);
+        const job = await queue.get(id);
+        if (job === null) throw unknownJobError(id);
+        emit(context.io, o.json === true, { ...job, events }, () =>
+          [describeJob(job), ...events.map((e) => describeEvent(e, ["payload"]))].join("\n"),
+        );
+      },
+      READ_ONLY,
+    );
   });

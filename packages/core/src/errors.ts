@@ -25,6 +25,7 @@ export const VERQ_ERROR_CODES = [
   "VERQ_REDRIVE_RATE_LIMITED",
   "VERQ_BULK_RUNNING",
   "VERQ_LOCK_LOST",
+  "VERQ_UNKNOWN_QUEUE",
   // The store.
   "VERQ_VERSION_CONFLICT",
   "VERQ_STORE_BUSY",
@@ -62,6 +63,8 @@ export const VERQ_ERROR_CODES = [
   "VERQ_INVALID_HEADER",
   "VERQ_MISSING_IDEMPOTENCY_KEY",
   "VERQ_INVALID_IDEMPOTENCY_KEY",
+  // A server that cannot listen.
+  "VERQ_PORT_IN_USE",
   // Anything else: a bug or a thrown non-error.
   "VERQ_UNEXPECTED",
 ] as const;
