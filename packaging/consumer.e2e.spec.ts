@@ -270,6 +270,11 @@ describe("P1: the packed packages in a project outside the workspace", () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toContain("Usage: verq");
     for (const area of ["jobs", "relay", "files", "receiver"]) expect(result.stdout).toContain(area);
+    // --version reads the installed package's own manifest, beside the bundled bin.
+    const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, "packages", "cli", "package.json"), "utf8")) as {
+      version: string;
+    };
+    expect(run(bin, ["--version"], consumer)).toMatchObject({ status: 0, stdout: `${version}\n` });
   });
 
   it("(c) the installed bin (one bundle per command area) finds its drivers: jobs enqueue and jobs stats on SQLite, and on PostgreSQL", async () => {

@@ -17,6 +17,6 @@ export function registerInitCommands(program: Command, context: CliContext): voi
     .command("init")
     .description("create the store (a SQLite file, or verq's tables in a PostgreSQL database) and migrate it; says what it did")
     .addOption(dbOption("SQLite file or postgres:// URL of the store to create"))
-    .addOption(jsonOption('print {"db","created","applied":[…],"tables":[…]}'))
+    .addOption(jsonOption('print {"db","schema","created","applied":[…],"tables":[…]}'))
     .action(async (o: DbOptions) => (await actions()).init(context, o));
 }

@@ -148,7 +148,7 @@ describe("[sqlite] verq init", () => {
     const again = await runInProcess(["init", "--db", db, "--json"]);
     expect({ code: again.code, json: JSON.parse(again.out) as unknown }).toEqual({
       code: 0,
-      json: { db, created: false, applied: [], tables: [...VERQ_TABLES] },
+      json: { db, schema: null, created: false, applied: [], tables: [...VERQ_TABLES] },
     });
     const stats = await runInProcess(["jobs", "stats", "--db", db]);
     expect([stats.code, stats.err]).toEqual([0, ""]);
@@ -198,6 +198,7 @@ describe.skipIf(!(await engineAvailable("postgres")))("[postgres] a read-only co
     expect(created.code).toBe(0);
     expect(JSON.parse(created.out)).toEqual({
       db: expect.stringMatching(/^[^/@]+\/[^/]+$/) as string,
+      schema: database.schema,
       created: true,
       applied: expect.arrayContaining(["001-initial", "010-subscriptions"]) as string[],
       tables: [...VERQ_TABLES],

@@ -157,7 +157,8 @@ function verifyReadable(raw: Database.Database, path: string, quickCheck: boolea
 }
 
 /**
- * Opens (creating if needed) the SQLite file at `path`, or an in-memory database for `:memory:`.
+ * Opens (creating if needed, unless `create: false`) the SQLite file at `path`, or an in-memory
+ * database for `:memory:`.
  * A file that is there but damaged, empty or not a database, or a log without its file, is
  * refused with `VERQ_STORE_CORRUPT` and left as it was (see {@link checkSqliteFile}).
  */
@@ -175,7 +176,7 @@ export async function openSqlite(path: string, options: SqliteOpenOptions = {}):
       const retry = { ...JOURNAL_MODE_RETRY, limitMs: busyTimeoutMs };
       const isBusy = (error: unknown) => sqliteErrors.isBusy(error);
       await retryWhenBusy(isBusy, () => verifyReadable(raw, path, options.quickCheck === true), retry);
-      if (!create && !(await retryWhenBusy(isBusy, () => migrated(raw), retry))) throw storeNotInitialized(path);
+      if (!create && !(await retryWhenBusy(isBusy, () => hasMigrations(raw), retry))) throw storeNotInitialized(path);
       await retryWhenBusy(isBusy, () => raw.pragma(`journal_mode = ${journalMode}`), retry);
     } catch (error) {
       raw.close();
@@ -196,7 +197,7 @@ export async function openSqlite(path: string, options: SqliteOpenOptions = {}):
 }
 
 /** True when at least one of verq's migrations ran in the database: its bookkeeping table is there and not empty. Reads only. */
-function migrated(raw: Database.Database): boolean {
+function hasMigrations(raw: Database.Database): boolean {
   const [bookkeeping] = VERQ_MIGRATION_TABLES;
   const table = raw.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(bookkeeping);
   return table !== undefined && raw.prepare(`select 1 from "${bookkeeping}" limit 1`).get() !== undefined;
