@@ -270,6 +270,11 @@ describe("P1: the packed packages in a project outside the workspace", () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toContain("Usage: verq");
     for (const area of ["jobs", "relay", "files", "receiver"]) expect(result.stdout).toContain(area);
+    // --version reads the installed package's own manifest, beside the bundled bin.
+    const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, "packages", "cli", "package.json"), "utf8")) as {
+      version: string;
+    };
+    expect(run(bin, ["--version"], consumer)).toMatchObject({ status: 0, stdout: `${version}\n` });
   });
 
   it("(c) the installed bin (one bundle per command area) finds its drivers: jobs enqueue and jobs stats on SQLite, and on PostgreSQL", async () => {
@@ -322,6 +327,9 @@ describe("P1: the packed packages in a project outside the workspace", () => {
     const help = loads("help", ["--help"]);
     expect([...help.packages].filter((name) => name !== "@verq/cli").sort()).toEqual(["commander"]);
     for (const marker of ["/kysely/dist/", "/xstate/dist/", "/store/src/"]) expect(help.bundled).not.toContain(marker);
+    // A command that only reads needs a store that is there: `verq init` makes it.
+    const created = run(bin, ["init", "--db", path.join(consumer, "modules.sqlite")], consumer);
+    expect(created.status, created.stderr).toBe(0);
     const stats = loads("stats", ["jobs", "stats", "--db", path.join(consumer, "modules.sqlite")]);
     for (const marker of ["/kysely/dist/", "/store/src/"]) expect(stats.bundled).toContain(marker);
     expect(stats.packages.has("better-sqlite3")).toBe(true);

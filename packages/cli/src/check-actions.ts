@@ -1,5 +1,5 @@
 import { checkStore, formatFinding } from "@verq/store";
-import { parseWholeNumber, runCommand, withStore } from "./common.ts";
+import { READ_ONLY, counted, parseWholeNumber, runCommand, withStore } from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { DbOptions } from "./options.ts";
 import type { CliContext } from "./output.ts";
@@ -31,11 +31,12 @@ export const check = (context: CliContext, o: CheckCommandOptions): Promise<void
           ...(json ? {} : { onFinding: (finding) => context.io.out(formatFinding(finding)) }),
         });
         const { streams, events } = report.checked;
+        const checked = `${counted(streams, "stream")}, ${counted(events, "event")}`;
         if (json) context.io.out(JSON.stringify(report));
-        else if (report.ok) context.io.out(`ok: ${streams} streams, ${events} events checked`);
-        else context.io.err(`verq: check found ${report.findings.length} problems in ${streams} streams, ${events} events`);
+        else if (report.ok) context.io.out(`ok: ${checked} checked`);
+        else context.io.err(`verq: check found ${counted(report.findings.length, "problem")} in ${checked}`);
         return report.ok ? EXIT.ok : EXIT.failed;
       },
-      { mustExist: true },
+      READ_ONLY,
     );
   });

@@ -51,20 +51,31 @@ const quoted = (text: string) => JSON.stringify(text.slice(0, 80));
 /** A URL's scheme (`mysql` of `mysql://…`), or null for anything else, such as a file path. */
 const urlScheme = (text: string): string | null => /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(text)?.[1] ?? null;
 
+/** How {@link withStore} opens a store. */
+export interface StoreUse {
+  /**
+   * True for a command that only reads (and `files replay`, which records into a ledger that
+   * must be there): the store must exist. A SQLite file that does not exist is
+   * `VERQ_FILE_NOT_FOUND` (exit 4); a database, file or schema without verq's tables is
+   * `VERQ_STORE_NOT_INITIALIZED` (exit 4); nothing is created either way (`create: false`).
+   */
+  readonly mustExist?: boolean;
+}
+
+/** What a command that only reads passes to {@link withStore}. */
+export const READ_ONLY: StoreUse = { mustExist: true };
+
 /**
  * Opens the store at `db` (a SQLite file, or a PostgreSQL URL), runs `work` on it and closes it,
  * whatever `work` does. A URL of any other scheme is `VERQ_INVALID_ARGUMENT` (exit 2), never a
- * file of that name. With `mustExist`, a SQLite file that does not exist is
- * `VERQ_FILE_NOT_FOUND` (exit 4) and nothing is created: read-only commands never leave an empty
- * database behind. A PostgreSQL database is never created (only verq's tables in it, by any
- * command, on first use); a PostgreSQL URL that is malformed, or a server that cannot be used, is
+ * file of that name. A store is created (the SQLite file, or verq's tables in the PostgreSQL
+ * database) only by a command that writes, or by `verq init`; with `mustExist` (every command
+ * that only reads, {@link READ_ONLY}) a store that is not there is exit 4 and nothing is created,
+ * so a mistyped `--db` never leaves an empty store behind. A PostgreSQL database or schema is
+ * never created; a PostgreSQL URL that is malformed, or a server that cannot be used, is
  * `VERQ_STORE_UNREACHABLE` (exit 1), naming the host, never the password.
  */
-export async function withStore<T>(
-  db: string,
-  work: (store: VerqStore) => Promise<T>,
-  options: { readonly mustExist?: boolean } = {},
-): Promise<T> {
+export async function withStore<T>(db: string, work: (store: VerqStore) => Promise<T>, options: StoreUse = {}): Promise<T> {
   // Loaded here, not at the top: a command that opens no store (files init, lag) never loads it.
   const { isPostgresUrl, openStore } = await import("@verq/store");
   const postgres = isPostgresUrl(db);
@@ -73,8 +84,9 @@ export async function withStore<T>(
     // Only the scheme is quoted back: the rest of a URL may carry a password.
     throw invalid(`--db takes a SQLite file or a postgres:// (postgresql://) URL, not a ${scheme}:// URL`);
   }
-  if (!postgres && db !== ":memory:") checkSqliteFile(db, options.mustExist === true);
-  const store = await openStore(postgres ? { url: db } : { path: db });
+  const create = options.mustExist !== true;
+  if (!postgres && db !== ":memory:") checkSqliteFile(db, !create);
+  const store = await openStore(postgres ? { url: db, create } : { path: db, create });
   try {
     return await work(store);
   } finally {
@@ -91,7 +103,9 @@ function checkSqliteFile(db: string, mustExist: boolean): void {
   parsePath(db, "--db");
   const stat = statSync(db, { throwIfNoEntry: false });
   if (stat?.isDirectory() === true) throw invalid(`--db must be a SQLite file, not the folder ${quoted(db)}`);
-  if (stat === undefined && mustExist) throw new MessageError("VERQ_FILE_NOT_FOUND", `no database at ${db}; check --db`);
+  if (stat === undefined && mustExist) {
+    throw new MessageError("VERQ_FILE_NOT_FOUND", `no database at ${db}; check --db (verq init --db ${db} creates a store)`);
+  }
   if (stat === undefined && statSync(dirname(resolve(db)), { throwIfNoEntry: false })?.isDirectory() !== true) {
     throw new MessageError("VERQ_FILE_NOT_FOUND", `no folder ${dirname(resolve(db))} to create the database in; check --db`);
   }
@@ -124,6 +138,32 @@ export function parseListenHost(text: string, what = "--host"): string {
   const label = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
   if (isIP(text) !== 0 || (text.length <= 253 && new RegExp(`^${label}(?:\\.${label})*$`).test(text))) return text;
   throw invalid(`${what} must be an IP address or a host name such as 127.0.0.1; got ${quoted(text)}`);
+}
+
+/** A server a command starts: a Fastify app, as far as {@link listenOn} uses it. */
+export interface Listener {
+  listen(options: { port: number; host: string }): Promise<string>;
+  close(): Promise<unknown>;
+}
+
+/**
+ * Starts `app` listening on `host:port` and resolves to its address. A port that another process
+ * holds is `VERQ_PORT_IN_USE` (exit 1), naming `host:port`, and the app is closed; any other
+ * failure is thrown as it is.
+ */
+export async function listenOn(app: Listener, port: number, host: string): Promise<string> {
+  try {
+    return await app.listen({ port, host });
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code !== "EADDRINUSE") throw error;
+    await app.close();
+    const where = isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
+    throw new VerqError(
+      "VERQ_PORT_IN_USE",
+      `cannot listen on ${where}: another process is using that port. Stop it, or give another --port (0 picks a free one)`,
+      { cause: error },
+    );
+  }
 }
 
 /** Resolves at the first SIGINT or SIGTERM, then stops listening for them. */
@@ -242,6 +282,9 @@ export function parseHttpUrl(text: string, what: string): string {
   if (FETCH_BAD_PORTS.has(port)) throw invalid(`${what} is on port ${port}, which fetch refuses to send to (a blocked port)`);
   return text;
 }
+
+/** `n` and the word for it, singular for one: `1 problem`, `3 problems` (`plural` when it is not the word and an s). */
+export const counted = (n: number, singular: string, plural = `${singular}s`): string => `${n} ${n === 1 ? singular : plural}`;
 
 /** A time in ms since the epoch as ISO 8601 (UTC). */
 export const iso = (ms: number): string => new Date(ms).toISOString();

@@ -3,7 +3,7 @@ import { VerqError } from "@verq/core";
 import { createDashboardServer } from "@verq/adapters/dashboard";
 import { openQueue } from "@verq/adapters/files";
 import { openLogger, parseLogLevel } from "./cli-logger.ts";
-import { parseRequestTimeout, parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
+import { READ_ONLY, listenOn, parseRequestTimeout, parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
 import type { LogLevelOptions, RequestTimeoutOptions } from "./options.ts";
 import type { CliContext } from "./output.ts";
 
@@ -38,11 +38,11 @@ export const dashboard = (context: CliContext, o: DashboardOptions): Promise<voi
       async (store) => {
         const logger = await openLogger(context, logLevel, "verq-dashboard");
         const app = createDashboardServer({ store, logger, requestTimeout, ...(filesRoot === undefined ? {} : { filesRoot }) });
-        const address = await app.listen({ port, host });
+        const address = await listenOn(app, port, host);
         context.io.out(`dashboard on ${address}/ (read-only; SIGINT or SIGTERM stops it)`);
         await untilStopSignal();
         await app.close();
       },
-      { mustExist: true },
+      READ_ONLY,
     );
   });

@@ -1,7 +1,7 @@
-import { STREAM_TYPES, checkSubscription } from "@verq/core";
+import { STREAM_TYPES, VerqError, checkSubscription } from "@verq/core";
 import { EventSubscriptions, type StoredEvent } from "@verq/store";
 import { failpoint } from "@verq/adapters/failpoints";
-import { onStopSignal, parseChoice, parseDuration, parseWholeNumber, runCommand, withStore } from "./common.ts";
+import { READ_ONLY, onStopSignal, parseChoice, parseDuration, parseWholeNumber, runCommand, withStore } from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { DbOptions } from "./options.ts";
 import type { CliContext } from "./output.ts";
@@ -12,6 +12,7 @@ import type { CliContext } from "./output.ts";
 
 /** The options of `verq events`. */
 export interface EventsOptions extends DbOptions {
+  /** A position, or `end`. */
   readonly from: string;
   readonly follow?: boolean;
   readonly type?: string;
@@ -32,29 +33,41 @@ const eventLine = (e: StoredEvent): string =>
     data: e.data,
   });
 
+/** `--from`: a position (a whole number), or `end` for the events committed after the command starts. */
+function parseFrom(text: string): number | "end" {
+  if (text === "end") return "end";
+  if (/^\d{1,16}$/.test(text)) return parseWholeNumber(text, "--from");
+  throw new VerqError(
+    "VERQ_INVALID_ARGUMENT",
+    `--from must be a position (a whole number) or end; got ${JSON.stringify(text.slice(0, 80))}`,
+  );
+}
+
 /**
  * `verq events`: prints events in position order, a batch at a time, and with `--name` saves the
  * subscriber's checkpoint after each batch is written (so a crash prints the batch again: at
- * least once). Without `--follow` it stops once caught up with the log as it stood at the start;
+ * least once). `--from end` starts after the newest event there is when the store is opened.
+ * Without `--follow` it stops once caught up with the log as it stood at the start;
  * with it, at SIGINT or SIGTERM, after the batch in progress. Failpoint `events.midBatch`: half
  * of a batch printed, its checkpoint not saved.
  */
 export const events = (context: CliContext, o: EventsOptions): Promise<void> =>
   runCommand(context, o, () => {
-    const from = parseWholeNumber(o.from, "--from");
+    const from = parseFrom(o.from);
     const batchSize = parseWholeNumber(o.batchSize, "--batch-size", { min: 1, max: 10_000 });
     const pollMs = parseDuration(o.poll, "--poll", { min: 1, max: 3_600_000 });
     const types = o.type?.split(",").map((t) => parseChoice(t.trim(), "--type", STREAM_TYPES));
     const live = o.follow === true;
     // Every option is checked before the store is opened.
-    checkSubscription({ name: o.name, from, types, batchSize, pollMs });
+    checkSubscription({ name: o.name, from: from === "end" ? undefined : from, types, batchSize, pollMs });
     return withStore(
       o.db,
       async (store) => {
         const subscription = new EventSubscriptions(store).subscribe({
           ...(o.name === undefined ? {} : { name: o.name }),
           ...(types === undefined ? {} : { types }),
-          from,
+          // `end`: after the newest event there is now, read once the store is open.
+          from: from === "end" ? (await store.lastPosition()) + 1 : from,
           batchSize,
           pollMs,
           live,
@@ -73,6 +86,6 @@ export const events = (context: CliContext, o: EventsOptions): Promise<void> =>
         }
         return EXIT.ok;
       },
-      { mustExist: true },
+      READ_ONLY,
     );
   });

@@ -19,7 +19,11 @@ export function registerEventsCommands(program: Command, context: CliContext): v
       "print the event log as NDJSON, one event a line, in position order; with --name, resume from that subscriber's checkpoint and save it after each batch",
     )
     .addOption(dbOption())
-    .option("--from <n>", "first position to print (a named subscriber's checkpoint wins once it has one)", "1")
+    .option(
+      "--from <n|end>",
+      "first position to print, or end: only the events committed after it starts (a named subscriber's checkpoint wins once it has one)",
+      "1",
+    )
     .option("--follow", "after the catch-up, print new events as they commit, until SIGINT or SIGTERM")
     .option(
       "--type <types>",

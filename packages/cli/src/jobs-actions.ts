@@ -1,5 +1,6 @@
 import {
   DEAD_REASONS,
+  DEFAULT_QUEUE,
   FINISH_OUTCOMES,
   JOB_STATES,
   MAX_ATTEMPTS_LIMIT,
@@ -15,7 +16,17 @@ import {
 } from "@verq/core";
 import { JobQueue, MAX_PRUNE_BATCH, type JobStats, type VerqStore } from "@verq/store";
 import { clockFromEnv } from "./clock-from-env.ts";
-import { iso, parseChoice, parseDuration, parsePayloadOption, parseWholeNumber, runCommand, withStore } from "./common.ts";
+import {
+  iso,
+  parseChoice,
+  parseDuration,
+  parsePayloadOption,
+  parseWholeNumber,
+  READ_ONLY,
+  runCommand,
+  withStore,
+  type StoreUse,
+} from "./common.ts";
 import { describeJob, jobRow, kindAndFailure, kindText, showText } from "./job-text.ts";
 import { parseKindFilter } from "./kind-filter.ts";
 import { parsePriority, parseQueueName } from "./queue-options.ts";
@@ -29,8 +40,8 @@ import { emit, type CliContext } from "./output.ts";
  */
 
 /** Opens the store and a queue on it (with the clock of `VERQ_NOW_MS`), runs `work`, closes the store. */
-const withQueue = <T>(db: string, work: (queue: JobQueue, store: VerqStore) => Promise<T>): Promise<T> =>
-  withStore(db, (store) => work(new JobQueue(store, { clock: clockFromEnv() }), store));
+const withQueue = <T>(db: string, work: (queue: JobQueue, store: VerqStore) => Promise<T>, use: StoreUse = {}): Promise<T> =>
+  withStore(db, (store) => work(new JobQueue(store, { clock: clockFromEnv() }), store), use);
 
 /** `--note` of redrive and cancel: a ticket id, checked before the store is opened (the queue checks it again). */
 function checkNote(note: string): void {
@@ -135,18 +146,39 @@ const statsText = (s: JobStats): string =>
     ),
   ].join("\n");
 
-/** `verq jobs stats`: counts by state, dead letters by reason and last failure class, the oldest dead job, the last redrive, lease expiries, per queue and per kind. */
+/**
+ * `verq jobs stats`: counts by state, dead letters by reason and last failure class, the oldest
+ * dead job, the last redrive, lease expiries, per queue and per kind. `--queue` names a queue of
+ * the store (one with a job or a limit, or `default`): another is `VERQ_UNKNOWN_QUEUE` (exit 4),
+ * naming the queues there are.
+ */
 export const stats = (context: CliContext, o: StatsOptions): Promise<void> =>
   runCommand(context, o, () => {
-    const filter = {
-      ...(o.queue === undefined ? {} : { queue: parseQueueName(o.queue, "--queue") }),
-      ...(o.kind === undefined ? {} : { kind: parseKindFilter(o.kind) }),
-    };
-    return withQueue(o.db, async (queue) => {
-      const s = await queue.stats(filter);
-      emit(context.io, o.json === true, s, () => statsText(s));
-    });
+    const only = o.queue === undefined ? undefined : parseQueueName(o.queue, "--queue");
+    const kind = o.kind === undefined ? undefined : parseKindFilter(o.kind);
+    return withQueue(
+      o.db,
+      async (queue) => {
+        if (only !== undefined && only !== DEFAULT_QUEUE) {
+          const known = Object.keys((await queue.stats()).queues);
+          if (!known.includes(only)) throw unknownQueue(only, known);
+        }
+        const s = await queue.stats({ ...(only === undefined ? {} : { queue: only }), ...(kind === undefined ? {} : { kind }) });
+        emit(context.io, o.json === true, s, () => statsText(s));
+      },
+      READ_ONLY,
+    );
   });
+
+/** `VERQ_UNKNOWN_QUEUE`: `--queue` names a queue the store has never had: no job in it and no limit. */
+function unknownQueue(name: string, known: readonly string[]): VerqError {
+  const shown = known.slice(0, 20).map((q) => JSON.stringify(q));
+  const list = known.length === 0 ? "it has none yet" : `its queues are ${shown.join(", ")}${known.length > 20 ? ", …" : ""}`;
+  return new VerqError(
+    "VERQ_UNKNOWN_QUEUE",
+    `no queue ${JSON.stringify(name.slice(0, 80))} in this store (no job in it, no limit set); ${list}. Check --queue.`,
+  );
+}
 
 /** The options of `verq jobs dead`. */
 export interface DeadOptions extends DbOptions {
@@ -161,23 +193,27 @@ export const dead = (context: CliContext, o: DeadOptions): Promise<void> =>
     const reason = o.reason === undefined ? undefined : parseChoice<DeadReason>(o.reason, "--reason", DEAD_REASONS);
     const kind = o.kind === undefined ? undefined : parseKindFilter(o.kind);
     const limit = parseWholeNumber(o.limit, "--limit", { min: 1 });
-    return withQueue(o.db, async (queue) => {
-      const jobs = await queue.list("dead", {
-        limit,
-        ...(reason === undefined ? {} : { reason }),
-        ...(kind === undefined ? {} : { kind }),
-      });
-      emit(context.io, o.json === true, jobs.map(jobRow), () =>
-        jobs.length === 0
-          ? "no dead jobs"
-          : jobs
-              .map(
-                (j) =>
-                  `${j.id} ${j.reason} since ${iso(j.deadSince ?? 0)} attempts=${j.attempts} token=${j.token} ${kindAndFailure(j)}`,
-              )
-              .join("\n"),
-      );
-    });
+    return withQueue(
+      o.db,
+      async (queue) => {
+        const jobs = await queue.list("dead", {
+          limit,
+          ...(reason === undefined ? {} : { reason }),
+          ...(kind === undefined ? {} : { kind }),
+        });
+        emit(context.io, o.json === true, jobs.map(jobRow), () =>
+          jobs.length === 0
+            ? "no dead jobs"
+            : jobs
+                .map(
+                  (j) =>
+                    `${j.id} ${j.reason} since ${iso(j.deadSince ?? 0)} attempts=${j.attempts} token=${j.token} ${kindAndFailure(j)}`,
+                )
+                .join("\n"),
+        );
+      },
+      READ_ONLY,
+    );
   });
 
 /** The options of `verq jobs list`. */
@@ -193,14 +229,18 @@ export const list = (context: CliContext, o: ListOptions): Promise<void> =>
     const state = parseChoice<JobState>(o.state, "--state", JOB_STATES);
     const kind = o.kind === undefined ? undefined : parseKindFilter(o.kind);
     const limit = parseWholeNumber(o.limit, "--limit", { min: 1 });
-    return withQueue(o.db, async (queue) => {
-      const jobs = await queue.list(state, { limit, ...(kind === undefined ? {} : { kind }) });
-      emit(context.io, o.json === true, jobs.map(jobRow), () =>
-        jobs.length === 0
-          ? `no ${state} jobs${kind === undefined ? "" : ` of kind ${kindText(kind)}`}`
-          : jobs.map((j) => `${describeJob(j)} queue=${j.queue} ${kindAndFailure(j)}`).join("\n"),
-      );
-    });
+    return withQueue(
+      o.db,
+      async (queue) => {
+        const jobs = await queue.list(state, { limit, ...(kind === undefined ? {} : { kind }) });
+        emit(context.io, o.json === true, jobs.map(jobRow), () =>
+          jobs.length === 0
+            ? `no ${state} jobs${kind === undefined ? "" : ` of kind ${kindText(kind)}`}`
+            : jobs.map((j) => `${describeJob(j)} queue=${j.queue} ${kindAndFailure(j)}`).join("\n"),
+        );
+      },
+      READ_ONLY,
+    );
   });
 
 /** The options of `verq jobs redrive`. */
@@ -244,16 +284,20 @@ export const prune = (context: CliContext, o: PruneOptions): Promise<void> =>
       batchSize: parseWholeNumber(o.batch, "--batch", { min: 1, max: MAX_PRUNE_BATCH }),
       dryRun: o.dryRun === true,
     };
-    return withQueue(o.db, async (queue) => {
-      const r = await queue.prune(options);
-      emit(context.io, o.json === true, r, () =>
-        [
-          `${r.dryRun ? "would prune" : "pruned"} done=${r.pruned.done} dead=${r.pruned.dead} events=${r.events}${r.dryRun ? " (dry run: nothing changed)" : ` in ${r.batches} batch(es)`}`,
-          `cutoffs: done at or before ${iso(r.doneCutoff)}, dead ${r.deadCutoff === null ? "kept" : `at or before ${iso(r.deadCutoff)}`}`,
-          `kept (old enough but not prunable): pending=${r.kept.pending} leased=${r.kept.leased} done=${r.kept.done} dead=${r.kept.dead}`,
-        ].join("\n"),
-      );
-    });
+    return withQueue(
+      o.db,
+      async (queue) => {
+        const r = await queue.prune(options);
+        emit(context.io, o.json === true, r, () =>
+          [
+            `${r.dryRun ? "would prune" : "pruned"} done=${r.pruned.done} dead=${r.pruned.dead} events=${r.events}${r.dryRun ? " (dry run: nothing changed)" : ` in ${r.batches} batch(es)`}`,
+            `cutoffs: done at or before ${iso(r.doneCutoff)}, dead ${r.deadCutoff === null ? "kept" : `at or before ${iso(r.deadCutoff)}`}`,
+            `kept (old enough but not prunable): pending=${r.kept.pending} leased=${r.kept.leased} done=${r.kept.done} dead=${r.kept.dead}`,
+          ].join("\n"),
+        );
+      },
+      { mustExist: options.dryRun },
+    );
   });
 
 /** The options of `verq jobs cancel`. */
@@ -285,10 +329,14 @@ export const cancel = (context: CliContext, id: string, o: CancelOptions): Promi
 export const show = (context: CliContext, id: string, o: DbOptions): Promise<void> =>
   runCommand(context, o, () => {
     checkIdentifier(id, "the job id");
-    return withQueue(o.db, async (queue) => {
-      const events = await queue.history(id);
-      const job = await queue.get(id);
-      if (job === null) throw unknownJobError(id);
-      emit(context.io, o.json === true, { ...job, events }, () => showText(job, events));
-    });
+    return withQueue(
+      o.db,
+      async (queue) => {
+        const events = await queue.history(id);
+        const job = await queue.get(id);
+        if (job === null) throw unknownJobError(id);
+        emit(context.io, o.json === true, { ...job, events }, () => showText(job, events));
+      },
+      READ_ONLY,
+    );
   });

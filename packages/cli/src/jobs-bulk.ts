@@ -20,7 +20,7 @@ import {
 import { JobQueue, MAX_BATCH_SIZE, type EnqueueInput } from "@verq/store";
 import { bulkFilter, bulkRedrive, type BulkRedriveReport, deadJobs, formatRate, parseRate } from "@verq/adapters/operators";
 import { clockFromEnv } from "./clock-from-env.ts";
-import { iso, onStopSignal, parseChoice, parseDuration, parseWholeNumber, runCommand, withStore } from "./common.ts";
+import { READ_ONLY, iso, onStopSignal, parseChoice, parseDuration, parseWholeNumber, runCommand, withStore } from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { DbOptions } from "./options.ts";
 import { emit, exitCodeOf, reportError, type CliContext } from "./output.ts";
@@ -252,21 +252,25 @@ export const redriveAll = (context: CliContext, o: RedriveAllOptions): Promise<v
     const deadline = o.deadline === undefined ? undefined : clock.now() + parseDuration(o.deadline, "--deadline", { min: 1 });
     const json = o.json === true;
     if (o.dryRun === true) {
-      return withStore(o.db, async (store) => {
-        const queue = new JobQueue(store, { clock });
-        const jobs: { id: string; reason: string | null; deadSince: number | null; token: number }[] = [];
-        for await (const j of deadJobs(queue, bulkFilter({ reason, olderThanMs }, clock.now()))) {
-          jobs.push({ id: j.id, reason: j.reason, deadSince: j.deadSince, token: j.token });
-        }
-        const seconds = Math.ceil((jobs.length * rate.windowMs) / rate.max / 1_000);
-        emit(context.io, json, { dryRun: true, count: jobs.length, rate: formatRate(rate), jobs }, () =>
-          [
-            ...jobs.map((j) => `would redrive ${j.id} ${j.reason ?? ""} since ${iso(j.deadSince ?? 0)} token=${j.token}`),
-            `dry run: ${jobs.length} dead jobs would be redriven at ${formatRate(rate)} (about ${seconds} s); nothing was changed`,
-          ].join("\n"),
-        );
-        return EXIT.ok;
-      });
+      return withStore(
+        o.db,
+        async (store) => {
+          const queue = new JobQueue(store, { clock });
+          const jobs: { id: string; reason: string | null; deadSince: number | null; token: number }[] = [];
+          for await (const j of deadJobs(queue, bulkFilter({ reason, olderThanMs }, clock.now()))) {
+            jobs.push({ id: j.id, reason: j.reason, deadSince: j.deadSince, token: j.token });
+          }
+          const seconds = Math.ceil((jobs.length * rate.windowMs) / rate.max / 1_000);
+          emit(context.io, json, { dryRun: true, count: jobs.length, rate: formatRate(rate), jobs }, () =>
+            [
+              ...jobs.map((j) => `would redrive ${j.id} ${j.reason ?? ""} since ${iso(j.deadSince ?? 0)} token=${j.token}`),
+              `dry run: ${jobs.length} dead jobs would be redriven at ${formatRate(rate)} (about ${seconds} s); nothing was changed`,
+            ].join("\n"),
+          );
+          return EXIT.ok;
+        },
+        READ_ONLY,
+      );
     }
     return withStore(o.db, async (store) => {
       const progress = await startProgress("redrive", { json });

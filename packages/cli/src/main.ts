@@ -1,9 +1,11 @@
 import { Command, CommanderError } from "commander";
+import { cliVersion } from "./cli-version.ts";
 import { registerCheckCommands } from "./check-commands.ts";
 import { registerDashboardCommands } from "./dashboard-commands.ts";
 import { registerEventsCommands } from "./events-commands.ts";
 import { EXIT } from "./exit-codes.ts";
 import { registerFilesCommands } from "./files-commands.ts";
+import { registerInitCommands } from "./init-commands.ts";
 import { registerJobsCommands } from "./jobs-commands.ts";
 import { registerQueuesCommands } from "./queues-commands.ts";
 import { registerMetricsCommands } from "./metrics-commands.ts";
@@ -34,6 +36,7 @@ export function buildProgram(
 ): Command {
   const program = new Command("verq")
     .description("effectively-once work on at-least-once delivery: jobs, a GUID relay, a file queue")
+    .version(cliVersion(), "-V, --version", "print the version of @verq/cli and exit")
     .configureOutput({
       writeOut: (s) => io.out(s),
       writeErr: (s) => io.err(s),
@@ -47,6 +50,7 @@ export function buildProgram(
     .exitOverride();
   const context: CliContext = { io, setExitCode };
   // Each area registers its subcommands here, one line each (register<Area>Commands(program, context)).
+  registerInitCommands(program, context);
   registerJobsCommands(program, context);
   registerQueuesCommands(program, context);
   registerReceiverCommands(program, context);

@@ -3,7 +3,16 @@ import { openQueue } from "@verq/adapters/files";
 import { createMetricsServer, registerVerqMetrics } from "@verq/adapters/metrics";
 import { openLogger, parseLogLevel } from "./cli-logger.ts";
 import { clockFromEnv } from "./clock-from-env.ts";
-import { parseListenHost, parseRequestTimeout, parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
+import {
+  parseListenHost,
+  parseRequestTimeout,
+  parseWholeNumber,
+  listenOn,
+  runCommand,
+  untilStopSignal,
+  withStore,
+  READ_ONLY,
+} from "./common.ts";
 import type { DbOptions, LogLevelOptions, RequestTimeoutOptions } from "./options.ts";
 import { emit, type CliContext } from "./output.ts";
 
@@ -32,12 +41,12 @@ export const serve = (context: CliContext, o: MetricsServeOptions): Promise<void
         registerVerqMetrics(registry, { store, clock, ...(o.files === undefined ? {} : { files: o.files }) });
         const logger = await openLogger(context, logLevel, "verq-metrics");
         const app = createMetricsServer({ registry, logger, requestTimeout });
-        const address = await app.listen({ port, host });
+        const address = await listenOn(app, port, host);
         const url = `${address}/metrics`;
         emit(context.io, o.json === true, { status: "listening", url }, () => `metrics listening on ${url}`);
         await untilStopSignal();
         await app.close();
       },
-      { mustExist: true },
+      READ_ONLY,
     );
   });

@@ -12,9 +12,10 @@ export interface DbOptions extends JsonOptions {
 }
 
 /**
- * The required `--db <file|url>` option, for `command.addOption`: a SQLite file (created if
- * missing unless the command says otherwise) or a PostgreSQL URL (`postgres://…` or
- * `postgresql://…`).
+ * The required `--db <file|url>` option, for `command.addOption`: a SQLite file or a PostgreSQL
+ * URL (`postgres://…` or `postgresql://…`). The store there is created only by a command that
+ * writes, or by `verq init`; a command that only reads refuses one that is not there (see
+ * `withStore`).
  */
 export function dbOption(description = "SQLite file or postgres:// URL"): Option {
   return new Option("--db <file|url>", description).makeOptionMandatory();

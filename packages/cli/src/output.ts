@@ -27,7 +27,9 @@ export function emit(io: CliIo, json: boolean, value: unknown, human: () => stri
 const CODE_EXITS: Readonly<Partial<Record<VerqErrorCode, ExitCode>>> = {
   VERQ_UNKNOWN_JOB: EXIT.notFound,
   VERQ_UNKNOWN_GUID: EXIT.notFound,
+  VERQ_UNKNOWN_QUEUE: EXIT.notFound,
   VERQ_FILE_NOT_FOUND: EXIT.notFound,
+  VERQ_STORE_NOT_INITIALIZED: EXIT.notFound,
   VERQ_INVALID_ARGUMENT: EXIT.usage,
   VERQ_INVALID_ID: EXIT.usage,
   VERQ_INVALID_PAYLOAD: EXIT.usage,
@@ -41,6 +43,10 @@ const CODE_EXITS: Readonly<Partial<Record<VerqErrorCode, ExitCode>>> = {
   VERQ_STORE_UNREACHABLE: EXIT.failed,
   VERQ_STORE_FULL: EXIT.failed,
   VERQ_STORE_CORRUPT: EXIT.failed,
+  VERQ_TABLE_CONFLICT: EXIT.failed,
+  VERQ_NESTED_TRANSACTION: EXIT.failed,
+  VERQ_PORT_IN_USE: EXIT.failed,
+  VERQ_UNEXPECTED: EXIT.failed,
 };
 
 /**

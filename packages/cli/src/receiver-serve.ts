@@ -1,5 +1,13 @@
 import { openLogger, parseLogLevel } from "./cli-logger.ts";
-import { parseListenHost, parseRequestTimeout, parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
+import {
+  parseListenHost,
+  parseRequestTimeout,
+  parseWholeNumber,
+  listenOn,
+  runCommand,
+  untilStopSignal,
+  withStore,
+} from "./common.ts";
 import { createInventoryReceiver } from "./inventory-receiver.ts";
 import type { LogLevelOptions, RequestTimeoutOptions } from "./options.ts";
 import type { CliContext } from "./output.ts";
@@ -22,7 +30,7 @@ export const serve = (context: CliContext, o: ReceiverServeOptions): Promise<voi
     return withStore(o.db, async (store) => {
       const logger = await openLogger(context, logLevel, "verq-receiver");
       const app = await createInventoryReceiver({ store, logger, requestTimeout });
-      const address = await app.listen({ port, host });
+      const address = await listenOn(app, port, host);
       context.io.out(`receiver listening on ${address}`);
       await untilStopSignal();
       await app.close();

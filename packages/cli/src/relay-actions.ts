@@ -2,7 +2,7 @@ import { VerqError, isValidGuid, type LedgerEntry } from "@verq/core";
 import { GuidLedger, checkPurgeRetention, type StoredEvent, type VerqStore } from "@verq/store";
 import { type CoreClient, RelayService } from "@verq/adapters/relay";
 import { clockFromEnv } from "./clock-from-env.ts";
-import { describeEvent, iso, parseDuration, runCommand, withStore } from "./common.ts";
+import { READ_ONLY, describeEvent, iso, parseDuration, runCommand, withStore, type StoreUse } from "./common.ts";
 import type { DbOptions } from "./options.ts";
 import { emit, type CliContext } from "./output.ts";
 
@@ -23,8 +23,13 @@ export const withRelay = <T>(
   db: string,
   core: CoreClient,
   work: (relay: RelayService, store: VerqStore) => Promise<T>,
+  use: StoreUse = {},
 ): Promise<T> =>
-  withStore(db, (store) => work(new RelayService({ ledger: new GuidLedger(store, { clock: clockFromEnv() }), core }), store));
+  withStore(
+    db,
+    (store) => work(new RelayService({ ledger: new GuidLedger(store, { clock: clockFromEnv() }), core }), store),
+    use,
+  );
 
 /** Up to 20 GUIDs in parentheses after a count, or nothing for none. */
 export const list = (guids: readonly string[]): string =>
@@ -72,29 +77,39 @@ export const show = (context: CliContext, guid: string, o: DbOptions): Promise<v
         "VERQ_INVALID_ARGUMENT",
         "a GUID is 1 to 128 ASCII letters, digits, . _ : or -, starting with a letter or digit",
       );
-    return withRelay(o.db, NO_CORE, async (service) => {
-      const { entry, events } = await service.show(guid);
-      emit(context.io, o.json === true, { ...entry, events }, () =>
-        [describeEntry(entry), ...events.map((e: StoredEvent) => describeEvent(e, HIDDEN_FIELDS))].join("\n"),
-      );
-    });
+    return withRelay(
+      o.db,
+      NO_CORE,
+      async (service) => {
+        const { entry, events } = await service.show(guid);
+        emit(context.io, o.json === true, { ...entry, events }, () =>
+          [describeEntry(entry), ...events.map((e: StoredEvent) => describeEvent(e, HIDDEN_FIELDS))].join("\n"),
+        );
+      },
+      READ_ONLY,
+    );
   });
 
 /** `verq relay stats`: entries by state, the oldest UNKNOWN and FAILED, attempts, the last purge. */
 export const stats = (context: CliContext, o: DbOptions): Promise<void> =>
   runCommand(context, o, () =>
-    withRelay(o.db, NO_CORE, async (service) => {
-      const s = await service.stats();
-      emit(context.io, o.json === true, s, () =>
-        [
-          `${Object.entries(s.byState)
-            .map(([state, n]) => `${state}=${n}`)
-            .join(" ")} total=${s.total}`,
-          `oldest UNKNOWN: ${s.oldestUnknown === null ? "none" : `${s.oldestUnknown.guid} since ${iso(s.oldestUnknown.since)}`}`,
-          `oldest FAILED: ${s.oldestFailed === null ? "none" : `${s.oldestFailed.guid} since ${iso(s.oldestFailed.since)} attempts=${s.oldestFailed.attempts}`}`,
-          `attempts: total=${s.attempts.total} max=${s.attempts.max} sent more than once=${s.attempts.retried}`,
-          `last purge: ${s.lastPurge === null ? "none" : `${s.lastPurge.count} entries at ${iso(s.lastPurge.at)}`}`,
-        ].join("\n"),
-      );
-    }),
+    withRelay(
+      o.db,
+      NO_CORE,
+      async (service) => {
+        const s = await service.stats();
+        emit(context.io, o.json === true, s, () =>
+          [
+            `${Object.entries(s.byState)
+              .map(([state, n]) => `${state}=${n}`)
+              .join(" ")} total=${s.total}`,
+            `oldest UNKNOWN: ${s.oldestUnknown === null ? "none" : `${s.oldestUnknown.guid} since ${iso(s.oldestUnknown.since)}`}`,
+            `oldest FAILED: ${s.oldestFailed === null ? "none" : `${s.oldestFailed.guid} since ${iso(s.oldestFailed.since)} attempts=${s.oldestFailed.attempts}`}`,
+            `attempts: total=${s.attempts.total} max=${s.attempts.max} sent more than once=${s.attempts.retried}`,
+            `last purge: ${s.lastPurge === null ? "none" : `${s.lastPurge.count} entries at ${iso(s.lastPurge.at)}`}`,
+          ].join("\n"),
+        );
+      },
+      READ_ONLY,
+    ),
   );

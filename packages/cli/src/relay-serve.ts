@@ -8,6 +8,7 @@ import {
   parseListenHost,
   parseRequestTimeout,
   parseWholeNumber,
+  listenOn,
   runCommand,
   untilStopSignal,
   withStore,
@@ -65,7 +66,7 @@ export const serve = (context: CliContext, o: ServeOptions): Promise<void> =>
       };
       await sweep();
       const app = createRelayServer({ relay: service, logger, requestTimeout });
-      const address = await app.listen({ port, host });
+      const address = await listenOn(app, port, host);
       emit(io, json, { listening: address }, () => `relay listening on ${address}`);
       const timer = setInterval(
         () => {

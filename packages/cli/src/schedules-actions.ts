@@ -1,7 +1,7 @@
 import { VerqError, checkScheduleDefinition, isValidScheduleName, type Schedule } from "@verq/core";
 import { JobQueue, Schedules, type FiredSlot, type VerqStore } from "@verq/store";
 import { clockFromEnv } from "./clock-from-env.ts";
-import { iso, parsePayloadOption, runCommand, withStore } from "./common.ts";
+import { READ_ONLY, iso, parsePayloadOption, runCommand, withStore, type StoreUse } from "./common.ts";
 import { EXIT } from "./exit-codes.ts";
 import type { DbOptions } from "./options.ts";
 import { emit, type CliContext } from "./output.ts";
@@ -27,11 +27,19 @@ export type RemoveScheduleOptions = DbOptions;
 export type RunSchedulesOptions = DbOptions;
 
 /** Opens the store and its schedules (with the clock of `VERQ_NOW_MS`), runs `work`, closes the store. */
-const withSchedules = <T>(db: string, work: (schedules: Schedules, store: VerqStore) => Promise<T>): Promise<T> =>
-  withStore(db, (store) => {
-    const clock = clockFromEnv();
-    return work(new Schedules(store, new JobQueue(store, { clock }), { clock }), store);
-  });
+const withSchedules = <T>(
+  db: string,
+  work: (schedules: Schedules, store: VerqStore) => Promise<T>,
+  use: StoreUse = {},
+): Promise<T> =>
+  withStore(
+    db,
+    (store) => {
+      const clock = clockFromEnv();
+      return work(new Schedules(store, new JobQueue(store, { clock }), { clock }), store);
+    },
+    use,
+  );
 
 function checkName(name: string): string {
   if (!isValidScheduleName(name)) {
@@ -86,12 +94,16 @@ export const add = (context: CliContext, name: string, o: AddScheduleOptions): P
 /** `verq schedules list`. */
 export const list = (context: CliContext, o: ListScheduleOptions): Promise<void> =>
   runCommand(context, o, () =>
-    withSchedules(o.db, async (schedules) => {
-      const all = await schedules.list({ all: o.all === true });
-      emit(context.io, o.json === true, { schedules: all.map(scheduleJson) }, () =>
-        all.length === 0 ? "no schedules" : all.map(describeSchedule).join("\n"),
-      );
-    }),
+    withSchedules(
+      o.db,
+      async (schedules) => {
+        const all = await schedules.list({ all: o.all === true });
+        emit(context.io, o.json === true, { schedules: all.map(scheduleJson) }, () =>
+          all.length === 0 ? "no schedules" : all.map(describeSchedule).join("\n"),
+        );
+      },
+      READ_ONLY,
+    ),
   );
 
 /** `verq schedules remove NAME`: exit 4 when no active schedule has that name. */

@@ -28,6 +28,7 @@ interface Base {
 
 const DB = "@DB";
 const BASES: Record<string, Base> = {
+  init: { args: [], options: [["--db", DB]] },
   "jobs enqueue": {
     args: [],
     options: [

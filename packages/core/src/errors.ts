@@ -1,3 +1,5 @@
+import { describeKind } from "./type-name.ts";
+
 /**
  * Every stable code verq answers with, once: the codes of its errors (`VerqError.code`), of the
  * JSON errors of its HTTP edges (`{"error":{"code",…}}`) and of the append-only triggers of its
@@ -23,6 +25,7 @@ export const VERQ_ERROR_CODES = [
   "VERQ_REDRIVE_RATE_LIMITED",
   "VERQ_BULK_RUNNING",
   "VERQ_LOCK_LOST",
+  "VERQ_UNKNOWN_QUEUE",
   // The store.
   "VERQ_VERSION_CONFLICT",
   "VERQ_STORE_BUSY",
@@ -30,6 +33,9 @@ export const VERQ_ERROR_CODES = [
   "VERQ_STORE_FULL",
   "VERQ_STORE_CORRUPT",
   "VERQ_APPEND_ONLY",
+  "VERQ_STORE_NOT_INITIALIZED",
+  "VERQ_TABLE_CONFLICT",
+  "VERQ_NESTED_TRANSACTION",
   // A sender's outcomes.
   "VERQ_RETRYABLE",
   "VERQ_PERMANENT",
@@ -57,6 +63,8 @@ export const VERQ_ERROR_CODES = [
   "VERQ_INVALID_HEADER",
   "VERQ_MISSING_IDEMPOTENCY_KEY",
   "VERQ_INVALID_IDEMPOTENCY_KEY",
+  // A server that cannot listen.
+  "VERQ_PORT_IN_USE",
   // Anything else: a bug or a thrown non-error.
   "VERQ_UNEXPECTED",
 ] as const;
@@ -116,7 +124,10 @@ export class BadAck extends VerqError {
 
   constructor(received: unknown) {
     const receivedType = received === null ? "null" : typeof received;
-    super("VERQ_BAD_ACK", `sender returned a ${receivedType}, not exactly true; the job stays leased until its lease expires`);
+    super(
+      "VERQ_BAD_ACK",
+      `sender returned ${describeKind(received)}, not exactly true; the job stays leased until its lease expires`,
+    );
     this.receivedType = receivedType;
   }
 }

@@ -1,4 +1,5 @@
 import { VerqError } from "./errors.ts";
+import { describeKind } from "./type-name.ts";
 
 /** A value that survives `JSON.stringify` → `JSON.parse` unchanged. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -43,7 +44,7 @@ function writeCanonical(v: unknown, walk: CanonicalWalk): string {
     case "object":
       break;
     default:
-      throw invalid(walk, `a ${typeof v}`);
+      throw invalid(walk, describeKind(v));
   }
   const obj = v;
   if (walk.seen.has(obj)) throw invalid(walk, "a cycle");

@@ -47,11 +47,21 @@ describe("verq errors", () => {
   it("BadAck names the type of what the sender returned, never its value", () => {
     expect(new BadAck(null)).toMatchObject({
       receivedType: "null",
-      message: "sender returned a null, not exactly true; the job stays leased until its lease expires",
+      message: "sender returned null, not exactly true; the job stays leased until its lease expires",
     });
-    expect(new BadAck(undefined).receivedType).toBe("undefined");
-    expect(new BadAck("true").receivedType).toBe("string");
-    expect(new BadAck({ ok: true }).receivedType).toBe("object");
+    expect(new BadAck(undefined)).toMatchObject({
+      receivedType: "undefined",
+      message: expect.stringMatching(/^sender returned undefined, /) as string,
+    });
+    expect(new BadAck("true")).toMatchObject({
+      receivedType: "string",
+      message: expect.stringMatching(/^sender returned a string, /) as string,
+    });
+    expect(new BadAck({ ok: true })).toMatchObject({
+      receivedType: "object",
+      message: expect.stringMatching(/^sender returned an object, /) as string,
+    });
+    expect(new BadAck(1n).message).toMatch(/^sender returned a bigint, /);
   });
 
   it("VersionConflict names the stream and the version it expected", () => {

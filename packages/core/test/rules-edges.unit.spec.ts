@@ -45,7 +45,7 @@ describe("fingerprintRequest", () => {
   });
 
   it("calls what it refuses a request", () => {
-    expect(() => fingerprintRequest({ a: undefined })).toThrow(/^the request must be plain JSON; found a undefined at \$\.a$/);
+    expect(() => fingerprintRequest({ a: undefined })).toThrow(/^the request must be plain JSON; found undefined at \$\.a$/);
   });
 });
 

@@ -52,7 +52,9 @@ describe("canonicalJson", () => {
     expect(() => canonicalJson(value)).toThrow(expect.objectContaining({ code: "VERQ_INVALID_PAYLOAD" }));
   });
   it("names where the offending value is, and nothing of the payload's values", () => {
-    expect(() => canonicalJson({ a: [1, { b: undefined }] })).toThrow("found a undefined at $.a[1].b");
+    expect(() => canonicalJson({ a: [1, { b: undefined }] })).toThrow("found undefined at $.a[1].b");
+    expect(() => canonicalJson({ f: () => 1 })).toThrow("found a function at $.f");
+    expect(() => canonicalJson({ n: 1n })).toThrow("found a bigint at $.n");
     expect(() => canonicalJson({ x: { y: [1, , 2] } })).toThrow("found a hole in an array at $.x.y[1]");
     expect(() => canonicalJson([Number.NaN])).toThrow("found a non-finite number at $[0]");
     expect(() => canonicalJson({ secret: "s3cr3t", d: new Date(0) })).toThrow(

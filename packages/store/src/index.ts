@@ -50,7 +50,15 @@ export {
 } from "./subscriptions.ts";
 export type { Checkpoint } from "./sql/subscriptions/selectCheckpoint.ts";
 export type { StoredEvent } from "./sql/events/storedEvent.ts";
-export { VerqStore, openStore, type OpenStoreOptions, type SqliteStoreOptions } from "./store.ts";
+export {
+  VerqStore,
+  openStore,
+  type OpenStoreOptions,
+  type PostgresStoreOptions,
+  type SqliteStoreOptions,
+  type StoreCreateOption,
+} from "./store.ts";
+export { VERQ_MIGRATION_TABLES, VERQ_TABLES, type VerqTable } from "./verq-tables.ts";
 export { ReceiptBook, type ReceiptResult, type ReceiverCounts } from "./receipt-book.ts";
 export {
   GuidLedger,

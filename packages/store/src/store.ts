@@ -9,7 +9,7 @@ import { openSqlite } from "./dialect/sqlite-connection.ts";
 import { sqliteHotPath } from "./dialect/sqlite-hot-path.ts";
 import { DEFAULT_BUSY_TIMEOUT_MS, type SqliteOptions } from "./dialect/sqlite-options.ts";
 import type { StoreDialect } from "./dialect/store-dialect.ts";
-import { migrateToLatest } from "./migrations/migrate.ts";
+import { migrateToLatest, type MigrateOptions } from "./migrations/migrate.ts";
 import type { VerqDatabase } from "./schema.ts";
 import { retryWhenBusy, TRANSACTION_RETRY, type BusyRetry } from "./retry-when-busy.ts";
 import { rebuildGuidLedger } from "./sql/ledger/rebuildGuidLedger.ts";
@@ -20,14 +20,31 @@ import { rebuildMessageProjections } from "./sql/files/rebuildMessageProjections
 /** Migrations of a fresh file that another process is migrating wait for it: 20 tries, 10 ms steps. */
 const MIGRATION_RETRY: BusyRetry = { attempts: 20, stepMs: 10, maxPauseMs: 200 };
 
+/** Whether an open may make the store it opens (both engines). */
+export interface StoreCreateOption {
+  /**
+   * `true` (the default): a store that is not there yet is made: the SQLite file, or verq's
+   * tables (and the `schema`, when one is named) in the PostgreSQL database. `false`: only a store
+   * that is there is opened, as the commands that only read open theirs: a SQLite file that does
+   * not exist is `VERQ_FILE_NOT_FOUND`; a database, file or schema without verq's tables (no
+   * migration of verq's ever ran there) is `VERQ_STORE_NOT_INITIALIZED`; either way nothing is
+   * created or changed, and a typo in a path or URL never leaves an empty store behind. A store
+   * an older verq made is still brought up to date.
+   */
+  readonly create?: boolean;
+}
+
 /** Where and how to open an embedded SQLite store. */
-export interface SqliteStoreOptions extends SqliteOptions {
-  /** A file path (created if missing) or `:memory:`. */
+export interface SqliteStoreOptions extends SqliteOptions, StoreCreateOption {
+  /** A file path (created if missing, unless `create: false`) or `:memory:`. */
   readonly path: string;
 }
 
+/** Where and how to open a PostgreSQL store. */
+export interface PostgresStoreOptions extends PostgresOptions, StoreCreateOption {}
+
 /** Where and how to open a store: a SQLite file (`path`) or a PostgreSQL database (`url`). */
-export type OpenStoreOptions = SqliteStoreOptions | PostgresOptions;
+export type OpenStoreOptions = SqliteStoreOptions | PostgresStoreOptions;
 
 /**
  * The store owns persistence: one database, its dialect, the event log and the projections.
@@ -40,16 +57,28 @@ export class VerqStore {
   readonly path: string;
   /** @internal How {@link transaction} and the first open's migrations retry when busy: on SQLite, within the wait limit `busyTimeoutMs`. */
   readonly busyRetry: BusyRetry;
+  /**
+   * The migrations this open applied, oldest first: every one when it made the store, the new
+   * ones when it brought an older store up to date, none when the store was up to date.
+   */
+  readonly appliedMigrations: readonly string[];
   #closed = false;
   /** What to run after each commit of {@link transaction}, by its transaction (see {@link announce}). */
   readonly #afterCommit = new WeakMap<Kysely<VerqDatabase>, (() => void)[]>();
 
   /** @internal use {@link openStore}. */
-  constructor(db: Kysely<VerqDatabase>, dialect: StoreDialect, path: string, busyRetry: BusyRetry = TRANSACTION_RETRY) {
+  constructor(
+    db: Kysely<VerqDatabase>,
+    dialect: StoreDialect,
+    path: string,
+    busyRetry: BusyRetry = TRANSACTION_RETRY,
+    appliedMigrations: readonly string[] = [],
+  ) {
     this.db = db;
     this.dialect = dialect;
     this.path = path;
     this.busyRetry = busyRetry;
+    this.appliedMigrations = appliedMigrations;
   }
 
   /**
@@ -61,6 +90,14 @@ export class VerqStore {
    * repeat. A service runs its own writes here too, and passes `trx` to
    * {@link JobQueue.enqueue} to enqueue in the same transaction (SPEC P2); `trx.withTables<T>()`
    * types the service's own tables.
+   *
+   * Every store call made inside `work` takes `trx` (`{ trx }`), or waits until `work` ended. On
+   * SQLite the transaction holds the store's one connection, so a call that needs it from inside
+   * `work` (a service call without `{ trx }`, a read through `db`, another `transaction`) fails at
+   * once with `VERQ_NESTED_TRANSACTION`, and `work` with it, rather than wait for ever; calls from
+   * other async flows wait for the connection as before. On PostgreSQL such a call takes another
+   * connection of the pool: it runs beside the transaction, does not see what `work` wrote, and
+   * commits on its own.
    */
   async transaction<T>(work: (trx: Kysely<VerqDatabase>) => Promise<T>, attempts = this.busyRetry.attempts): Promise<T> {
     const { result, committed } = await retryWhenBusy(
@@ -68,14 +105,14 @@ export class VerqStore {
       async () => {
         // Each attempt collects its own: what a rolled-back attempt scheduled never runs.
         const callbacks: (() => void)[] = [];
-        const hotPath = this.dialect.statements.hotPath;
+        const { hotPath, transactionScope: scope } = this.dialect.statements;
         const result = await this.db
           .transaction()
           .execute(async (trx) => {
             this.#afterCommit.set(trx, callbacks);
             hotPath?.hold(trx);
             try {
-              return await work(trx);
+              return await (scope === undefined ? work(trx) : scope.run(() => work(trx)));
             } finally {
               hotPath?.release(trx);
             }
@@ -152,6 +189,15 @@ export class VerqStore {
     return Number(row.n);
   }
 
+  /** The position of the newest event of the log, 0 when it has none. */
+  async lastPosition(): Promise<number> {
+    const row = await this.db
+      .selectFrom("events")
+      .select((eb) => eb.fn.max("position").as("last"))
+      .executeTakeFirst();
+    return Number(row?.last ?? 0);
+  }
+
   /** Maintenance before the database's files are measured or copied: SQLite moves its write-ahead log into the file and truncates it; PostgreSQL has nothing to do. */
   async checkpoint(): Promise<void> {
     await this.dialect.maintenance.checkpoint(this.db);
@@ -171,58 +217,79 @@ export class VerqStore {
  * missing, or `:memory:`), or the PostgreSQL database of `url` (`postgres://…` or
  * `postgresql://…`; a string argument that is such a URL opens PostgreSQL, any other string is a
  * SQLite path). Several processes (on PostgreSQL, several hosts) may open the same store, and
- * the first opens of a fresh one take turns. On PostgreSQL a malformed URL, a server that cannot
- * be reached, or one that refuses the user or a permission is `VERQ_STORE_UNREACHABLE`, naming
- * the host and never the password. On SQLite a file that is there but is not a whole database
- * (empty, truncated, not SQLite, damaged where the open reads, or a `-wal` without its file) is
- * `VERQ_STORE_CORRUPT`, and the file is left as it was: never migrated over nor made new.
+ * the first opens of a fresh one take turns. With `create: false` only a store that is there
+ * opens (see {@link StoreCreateOption}). A table (or view) of the service's that has the name of
+ * one of verq's (`VERQ_TABLES`) and is there before verq's migration makes it is
+ * `VERQ_TABLE_CONFLICT`, naming it, before any migration runs. On PostgreSQL a malformed URL, a
+ * server that cannot be reached, or one that refuses the user or a permission is
+ * `VERQ_STORE_UNREACHABLE`, naming the host and never the password. On SQLite a file that is
+ * there but is not a whole database (empty, truncated, not SQLite, damaged where the open reads,
+ * or a `-wal` without its file) is `VERQ_STORE_CORRUPT`, and the file is left as it was: never
+ * migrated over nor made new.
  *
  * @example
  * const store = await openStore({ path: "verq.sqlite" });
  * const shared = await openStore({ url: "postgres://verq@db.internal:5432/verq", poolSize: 10 });
+ * const reader = await openStore({ url: "postgres://verq@db.internal:5432/verq", create: false });
  * const queue = new JobQueue(store);
  */
 export async function openStore(options: OpenStoreOptions | string): Promise<VerqStore> {
   const resolved: OpenStoreOptions =
     typeof options !== "string" ? options : isPostgresUrl(options) ? { url: options } : { path: options };
   if ("url" in resolved) return openPostgresStore(resolved);
-  const { db, raw, errors } = await openSqlite(resolved.path, resolved);
+  const { path } = resolved;
+  const { db, raw, errors, scope } = await openSqlite(path, resolved);
   const busyRetry: BusyRetry = { ...TRANSACTION_RETRY, limitMs: resolved.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS };
-  return migrated(new VerqStore(db, sqliteStoreDialect(sqliteHotPath(raw, errors)), resolved.path, busyRetry));
+  const dialect = sqliteStoreDialect(sqliteHotPath(raw, errors), scope);
+  const applied = await migrated(db, dialect, busyRetry, { create: resolved.create !== false, where: path });
+  return new VerqStore(db, dialect, path, busyRetry, applied);
 }
 
-async function openPostgresStore(options: PostgresOptions): Promise<VerqStore> {
+async function openPostgresStore(options: PostgresStoreOptions): Promise<VerqStore> {
   // Loaded only for PostgreSQL: a SQLite store never loads pg.
-  const { ensureSchema, openPostgres, unreachable } = await import("./dialect/postgres-connection.ts");
+  const { ensureSchema, openPostgres, requireSchema, unreachable } = await import("./dialect/postgres-connection.ts");
   const { postgresWakeups } = await import("./dialect/postgres-wakeups.ts");
   const { db, clientConfig } = await openPostgres(options);
   // Wake-ups reach the stores that see the same tables: those with the same search path.
   const { rows } = await sql<{ path: string }>`select current_setting('search_path') as path`.execute(db);
   const scope = rows[0]?.path ?? "";
-  const store = new VerqStore(db, postgresStoreDialect(postgresWakeups(clientConfig, scope)), describePostgresUrl(options.url));
+  const dialect = postgresStoreDialect(postgresWakeups(clientConfig, scope));
+  const where = describePostgresUrl(options.url);
+  const create = options.create !== false;
   try {
-    return await migrated(store, (trx) => ensureSchema(trx, options.schema));
+    const applied = await migrated(db, dialect, TRANSACTION_RETRY, { create, where }, (trx) =>
+      create ? ensureSchema(trx, options.schema) : requireSchema(trx, options.schema, where),
+    );
+    return new VerqStore(db, dialect, where, TRANSACTION_RETRY, applied);
   } catch (error) {
     throw isVerqError(error) ? error : unreachable(options.url, error);
   }
 }
 
-/** Brings a freshly opened store's schema up to date, under the dialect's migration lock; closes it on failure. */
-async function migrated(store: VerqStore, before?: (db: Kysely<VerqDatabase>) => Promise<void>): Promise<VerqStore> {
-  const { dialect } = store;
+/**
+ * Brings a freshly opened database's schema up to date, under the dialect's migration lock, and
+ * returns the migrations it applied; closes the database on failure.
+ */
+async function migrated(
+  db: Kysely<VerqDatabase>,
+  dialect: StoreDialect,
+  busyRetry: BusyRetry,
+  options: MigrateOptions,
+  before?: (db: Kysely<VerqDatabase>) => Promise<void>,
+): Promise<string[]> {
   try {
-    await retryWhenBusy(
+    return await retryWhenBusy(
       (error) => dialect.errors.isBusy(error),
       () =>
-        dialect.migrations.withMigrationLock(store.db, async (db) => {
-          await before?.(db);
-          await migrateToLatest(db, dialect.migrations);
+        dialect.migrations.withMigrationLock(db, async (locked) => {
+          await before?.(locked);
+          return migrateToLatest(locked, dialect.migrations, options);
         }),
-      { ...MIGRATION_RETRY, ...(store.busyRetry.limitMs === undefined ? {} : { limitMs: store.busyRetry.limitMs }) },
+      { ...MIGRATION_RETRY, ...(busyRetry.limitMs === undefined ? {} : { limitMs: busyRetry.limitMs }) },
     );
   } catch (error) {
-    await store.close();
+    await dialect.wakeups.close();
+    await db.destroy();
     throw error;
   }
-  return store;
 }

@@ -122,7 +122,7 @@ describe("SQLite: another process holds the write lock for seconds", () => {
     }
   }, 90_000);
 
-  it("held longer than the wait limit: open, enqueue, claim and finish fail with VERQ_STORE_BUSY before it is let go, write nothing, and work once it is", async () => {
+  it("held longer than the wait limit: enqueue, claim and finish fail with VERQ_STORE_BUSY before it is let go, write nothing, and work once it is; an open of the up-to-date store reads only and succeeds meanwhile", async () => {
     tmp = makeTempDir("write-lock-limit");
     const file = tmp.file("verq.sqlite");
     const store = await openStore({ path: file, busyTimeoutMs: 500 });
@@ -138,7 +138,6 @@ describe("SQLite: another process holds the write lock for seconds", () => {
           () => queue.enqueueMany(Array.from({ length: 50 }, (_, i) => ({ id: `batch-${i}`, payload: { i } }))),
           () => queue.claim("parent", { leaseMs: 600_000 }),
           () => queue.finish(mine!.id, mine!.token, "ok"),
-          () => openStore({ path: file, busyTimeoutMs: 500 }),
         ].map((write) =>
           write().then(
             () => ({ error: null, at: Date.now() }),
@@ -146,8 +145,15 @@ describe("SQLite: another process holds the write lock for seconds", () => {
           ),
         ),
       );
+      // The store is up to date: opening it has no migration to run, so it takes no lock.
+      const reader = await openStore({ path: file, busyTimeoutMs: 500, create: false });
+      const openedAt = Date.now();
+      expect(reader.appliedMigrations).toEqual([]);
+      expect(await new JobQueue(reader).get(mine!.id)).toMatchObject({ state: "leased" });
+      await reader.close();
       const held = await heldSpan(holder);
       expect(await holder.exited()).toBe(0);
+      expect(openedAt, "opened while the lock was held").toBeLessThan(held.to);
       for (const { error, at } of outcomes) {
         expect(isVerqError(error, "VERQ_STORE_BUSY"), String(error)).toBe(true);
         expect((error as Error).message).toMatch(/locked by another process .*nothing was written/);

@@ -50,10 +50,14 @@ for (const engine of ENGINES) {
       expect(JSON.parse(json.out)).toMatchObject({ error: { code: "VERQ_INVALID_CRON" } });
       const tz = await verq("schedules", "add", "nightly", "--db", db, "--cron", "0 2 * * *", "--timezone", "Nowhere");
       expect(tz.err).toContain("VERQ_INVALID_TIMEZONE");
-      // Checked before the store is opened: not even a SQLite file was created.
+      // Checked before the store is opened: not even a SQLite file was created, nor verq's tables
+      // in the PostgreSQL schema, so `schedules list`, which only reads, finds no store (exit 4).
       if (engine === "sqlite") expect(existsSync(db)).toBe(false);
       const listed = await verq("schedules", "list", "--db", db, "--json");
-      expect(JSON.parse(listed.out)).toEqual({ schedules: [] });
+      expect(listed.code).toBe(4);
+      expect(JSON.parse(listed.out)).toMatchObject({
+        error: { code: engine === "sqlite" ? "VERQ_FILE_NOT_FOUND" : "VERQ_STORE_NOT_INITIALIZED" },
+      });
     });
 
     it("add, add again (unchanged), list, remove, remove again (exit 4)", async () => {

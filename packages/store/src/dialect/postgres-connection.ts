@@ -6,6 +6,7 @@ import type { PostgresOptions } from "./postgres-options.ts";
 import { postgresCode } from "./postgres-errors.ts";
 import { SearchPathPostgresDialect } from "./postgres-introspector.ts";
 import { describePostgresUrl, isPostgresUrl } from "./postgres-url.ts";
+import { storeNotInitialized } from "../store-open-errors.ts";
 
 /** A schema name verq accepts: it is written into `search_path`, so nothing that needs quoting. */
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -112,4 +113,14 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresHa
 export async function ensureSchema(db: Kysely<VerqDatabase>, schema: string | undefined): Promise<void> {
   if (schema === undefined) return;
   await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+}
+
+/**
+ * For an open that may not create the store: refuses a `schema` that does not exist with
+ * `VERQ_STORE_NOT_INITIALIZED` (`where` names the server), creating nothing.
+ */
+export async function requireSchema(db: Kysely<VerqDatabase>, schema: string | undefined, where: string): Promise<void> {
+  if (schema === undefined) return;
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_namespace where nspname = ${schema}`.execute(db);
+  if (rows[0]?.n !== 1) throw storeNotInitialized(`${where}, schema ${schema} (which does not exist)`);
 }

@@ -6,7 +6,8 @@ export interface PostgresOptions {
   readonly url: string;
   /**
    * The schema that holds verq's tables (default: the connection's own search path, usually
-   * `public`). Created on first open when missing. Letters, digits and `_` only.
+   * `public`). Created on first open when missing (never by an open with `create: false`).
+   * Letters, digits and `_` only.
    */
   readonly schema?: string;
   /** Connections in the pool (default 10). Each in-flight transaction holds one. */

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import Database from "better-sqlite3";
 import {
   CompiledQuery,
@@ -17,6 +18,9 @@ import { checkSqliteFile } from "./sqlite-file-check.ts";
 import { DEFAULT_BUSY_TIMEOUT_MS, type SqliteOptions } from "./sqlite-options.ts";
 import { damageOf, sqliteCorrupt, sqliteErrors, sqliteStoreError } from "./sqlite-errors.ts";
 import { StoreErrors, withStoreErrors } from "./store-error-driver.ts";
+import { TransactionScope } from "./transaction-scope.ts";
+import { sqliteFileNotFound, storeNotInitialized } from "../store-open-errors.ts";
+import { VERQ_MIGRATION_TABLES } from "../verq-tables.ts";
 
 /**
  * Kysely's SQLite driver begins deferred transactions: two processes that both read and then
@@ -25,9 +29,16 @@ import { StoreErrors, withStoreErrors } from "./store-error-driver.ts";
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #raw: Database.Database;
-  constructor(config: ConstructorParameters<typeof SqliteDriver>[0], raw: Database.Database) {
+  readonly #scope: TransactionScope;
+  constructor(config: ConstructorParameters<typeof SqliteDriver>[0], raw: Database.Database, scope: TransactionScope) {
     super(config);
     this.#raw = raw;
+    this.#scope = scope;
+  }
+  /** The one connection, unless a transaction of the calling flow holds it: then it would never come (see TransactionScope). */
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    this.#scope.assertOutside();
+    return super.acquireConnection();
   }
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw("begin immediate"));
@@ -58,15 +69,22 @@ class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
   readonly #raw: Database.Database;
   readonly #errors: StoreErrors;
-  constructor(config: ConstructorParameters<typeof SqliteDialect>[0], raw: Database.Database, errors: StoreErrors) {
+  readonly #scope: TransactionScope;
+  constructor(
+    config: ConstructorParameters<typeof SqliteDialect>[0],
+    raw: Database.Database,
+    errors: StoreErrors,
+    scope: TransactionScope,
+  ) {
     super(config);
     this.#config = config;
     this.#raw = raw;
     this.#errors = errors;
+    this.#scope = scope;
   }
   // A full disk and a damaged file reach every caller as verq's codes (see sqliteStoreError).
   override createDriver(): Driver {
-    return withStoreErrors(new ImmediateSqliteDriver(this.#config, this.#raw), this.#errors);
+    return withStoreErrors(new ImmediateSqliteDriver(this.#config, this.#raw, this.#scope), this.#errors);
   }
   override createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
@@ -94,11 +112,22 @@ function withStatementCache(db: Database.Database): SqliteDatabase {
   };
 }
 
-/** The raw handle, the Kysely instance over it, and what both throw for an engine error. */
+/** The raw handle, the Kysely instance over it, what both throw for an engine error, and the flows inside its transactions. */
 export interface SqliteHandles {
   readonly raw: Database.Database;
   readonly db: Kysely<VerqDatabase>;
   readonly errors: StoreErrors;
+  readonly scope: TransactionScope;
+}
+
+/** How {@link openSqlite} opens a file, beside {@link SqliteOptions}. */
+export interface SqliteOpenOptions extends SqliteOptions {
+  /**
+   * False: only a store that is there is opened: a missing file is `VERQ_FILE_NOT_FOUND`, a
+   * database where no migration of verq's ran `VERQ_STORE_NOT_INITIALIZED`, each found before
+   * anything is written (the journal mode included).
+   */
+  readonly create?: boolean;
 }
 
 /**
@@ -128,14 +157,18 @@ function verifyReadable(raw: Database.Database, path: string, quickCheck: boolea
 }
 
 /**
- * Opens (creating if needed) the SQLite file at `path`, or an in-memory database for `:memory:`.
+ * Opens (creating if needed, unless `create: false`) the SQLite file at `path`, or an in-memory
+ * database for `:memory:`.
  * A file that is there but damaged, empty or not a database, or a log without its file, is
  * refused with `VERQ_STORE_CORRUPT` and left as it was (see {@link checkSqliteFile}).
  */
-export async function openSqlite(path: string, options: SqliteOptions = {}): Promise<SqliteHandles> {
+export async function openSqlite(path: string, options: SqliteOpenOptions = {}): Promise<SqliteHandles> {
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const memory = path === ":memory:" || path === "";
+  const create = options.create !== false;
+  if (memory && !create) throw storeNotInitialized(path === "" ? "(an empty path)" : path);
   if (!memory) await checkSqliteFile(path);
+  if (!memory && !create && !fs.existsSync(path)) throw sqliteFileNotFound(path);
   const raw = new Database(path, { timeout: busyTimeoutMs });
   const journalMode = options.journalMode ?? "wal";
   if (!memory) {
@@ -143,6 +176,7 @@ export async function openSqlite(path: string, options: SqliteOptions = {}): Pro
       const retry = { ...JOURNAL_MODE_RETRY, limitMs: busyTimeoutMs };
       const isBusy = (error: unknown) => sqliteErrors.isBusy(error);
       await retryWhenBusy(isBusy, () => verifyReadable(raw, path, options.quickCheck === true), retry);
+      if (!create && !(await retryWhenBusy(isBusy, () => hasMigrations(raw), retry))) throw storeNotInitialized(path);
       await retryWhenBusy(isBusy, () => raw.pragma(`journal_mode = ${journalMode}`), retry);
     } catch (error) {
       raw.close();
@@ -155,8 +189,16 @@ export async function openSqlite(path: string, options: SqliteOptions = {}): Pro
   // append-only trigger, so `INSERT OR REPLACE` cannot rewrite an event either.
   raw.pragma("recursive_triggers = on");
   const errors = new StoreErrors(sqliteStoreError);
+  const scope = new TransactionScope();
   const db = new Kysely<VerqDatabase>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }, raw, errors),
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }, raw, errors, scope),
   });
-  return { raw, db, errors };
+  return { raw, db, errors, scope };
+}
+
+/** True when at least one of verq's migrations ran in the database: its bookkeeping table is there and not empty. Reads only. */
+function hasMigrations(raw: Database.Database): boolean {
+  const [bookkeeping] = VERQ_MIGRATION_TABLES;
+  const table = raw.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(bookkeeping);
+  return table !== undefined && raw.prepare(`select 1 from "${bookkeeping}" limit 1`).get() !== undefined;
 }

@@ -6,6 +6,7 @@ import type { MigrationSupport } from "./migration-support.ts";
 import { sqliteErrors } from "./sqlite-errors.ts";
 import type { BatchColumnType, Statements } from "./statements.ts";
 import type { StoreDialect } from "./store-dialect.ts";
+import type { TransactionScope } from "./transaction-scope.ts";
 import { localWakeups } from "./wakeups.ts";
 
 const placeholderCache = new Map<string, string>();
@@ -48,11 +49,11 @@ export const sqliteMigrations: MigrationSupport = {
   parts: sqliteMigrationParts,
 };
 
-/** The SQLite dialect of one store, whose `hotPath` runs on its one connection. */
-export function sqliteStoreDialect(hotPath: HotPath): StoreDialect {
+/** The SQLite dialect of one store, whose `hotPath` runs on its one connection and whose `transactionScope` guards it. */
+export function sqliteStoreDialect(hotPath: HotPath, transactionScope: TransactionScope): StoreDialect {
   return {
     name: "sqlite",
-    statements: { ...sqliteStatements, hotPath },
+    statements: { ...sqliteStatements, hotPath, transactionScope },
     errors: sqliteErrors,
     positions: sqlitePositions,
     wakeups: localWakeups(),

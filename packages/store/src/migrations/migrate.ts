@@ -1,5 +1,7 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
 import type { MigrationSupport } from "../dialect/migration-support.ts";
+import { VERQ_MIGRATION_TABLES, VERQ_TABLES, TABLE_CREATED_BY } from "../verq-tables.ts";
+import { storeNotInitialized, tableConflict } from "../store-open-errors.ts";
 import type { VerqDatabase } from "../schema.ts";
 import type { MigrationParts } from "./migration-parts.ts";
 import * as initial from "./001-initial.ts";
@@ -34,19 +36,52 @@ function migrationsFor(parts: MigrationParts): Record<string, Migration> {
   };
 }
 
-/** Brings the database to the latest schema; a no-op when it is already there. */
-export async function migrateToLatest(db: Kysely<VerqDatabase>, engine: MigrationSupport): Promise<void> {
+/** How {@link migrateToLatest} may treat the database, and how its errors name it. */
+export interface MigrateOptions {
+  /** False: a database where no migration ran yet is `VERQ_STORE_NOT_INITIALIZED`, not made a store. */
+  readonly create: boolean;
+  /** The store as messages name it (`VerqStore.path`). */
+  readonly where: string;
+}
+
+/**
+ * Brings the database to the latest schema and returns the names of the migrations it applied,
+ * oldest first (none when it was already there). Before any of them runs: with `create: false`,
+ * a database where none ran yet is refused (`VERQ_STORE_NOT_INITIALIZED`); and a table (or view)
+ * of the name of one that a pending migration creates is not verq's (`VERQ_TABLE_CONFLICT`). Both
+ * leave the database as it was, bookkeeping included.
+ */
+export async function migrateToLatest(
+  db: Kysely<VerqDatabase>,
+  engine: MigrationSupport,
+  options: MigrateOptions,
+): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrationsFor(engine.parts)) };
   const schema = await engine.migrationSchema(db);
+  const [migrationTableName, migrationLockTableName] = VERQ_MIGRATION_TABLES;
   const migrator = new Migrator({
     db,
     provider,
     ...(schema === undefined ? {} : { migrationTableSchema: schema }),
-    migrationTableName: "verq_migrations",
-    migrationLockTableName: "verq_migrations_lock",
+    migrationTableName,
+    migrationLockTableName,
     // Areas number their migrations independently (002 files, 003 ledger, 004 receiver).
     allowUnorderedMigrations: true,
   });
-  const { error } = await migrator.migrateToLatest();
+  // The tables first, the bookkeeping after: a migration commits its tables with its bookkeeping
+  // row, so a table read here that another process's migration made is recorded by then, never
+  // taken for a service's own.
+  const tables = (await db.introspection.getTables({ withInternalKyselyTables: true }))
+    .filter((table) => schema === undefined || table.schema === schema)
+    .map((table) => table.name);
+  const migrations = await migrator.getMigrations();
+  const pending = new Set(migrations.filter((m) => m.executedAt === undefined).map((m) => m.name));
+  if (pending.size === 0) return [];
+  const where = schema === undefined ? options.where : `${options.where}, schema ${schema}`;
+  if (pending.size === migrations.length && !options.create) throw storeNotInitialized(where);
+  const conflicts = VERQ_TABLES.filter((table) => pending.has(TABLE_CREATED_BY[table]) && tables.includes(table));
+  if (conflicts.length > 0) throw tableConflict(conflicts, where);
+  const { error, results = [] } = await migrator.migrateToLatest();
   if (error !== undefined) throw error instanceof Error ? error : new Error("migration failed", { cause: error });
+  return results.filter((result) => result.status === "Success").map((result) => result.migrationName);
 }
