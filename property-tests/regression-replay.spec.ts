@@ -42,7 +42,11 @@ for (const engine of ENGINES) {
 
     it.each(fixtures)("$file passes on the real code", async (loaded) => {
       const summary = await replayRegression(jobsProperty, engine, loaded);
-      expect(summary).toMatchObject({ seed: loaded.regression.seed, numRuns: 1, interrupted: false });
+      expect(summary).toMatchObject({ seed: loaded.regression.seed, interrupted: false });
+      // The counterexample's own case first; a passing replay of a shrink path then goes on through
+      // the siblings its node has left in the shrink tree, so one run or a few, never a new search.
+      expect(summary.numRuns).toBeGreaterThanOrEqual(1);
+      expect(summary.numRuns).toBeLessThanOrEqual(20);
     });
   });
 }

@@ -23,6 +23,7 @@ type Line = readonly string[];
 const READ_ONLY: Record<string, Line> = {
   "jobs stats": ["jobs", "stats", "--db", "@DB"],
   "jobs dead": ["jobs", "dead", "--db", "@DB"],
+  "jobs list": ["jobs", "list", "--state", "pending", "--db", "@DB"],
   "jobs show": ["jobs", "show", "j1", "--db", "@DB"],
   "relay show": ["relay", "show", "g1", "--db", "@DB"],
   "relay stats": ["relay", "stats", "--db", "@DB"],
