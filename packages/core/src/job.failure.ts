@@ -50,7 +50,7 @@ const identifierOrNull = (value: unknown): string | null =>
   typeof value === "string" && FAILURE_IDENTIFIER.test(value) ? value : null;
 
 const httpStatus = (value: unknown): number | null =>
-  typeof value === "number" && Number.isInteger(value) && value >= 100 && value <= 599 ? value : null;
+  Number.isInteger(value) && (value as number) >= 100 && (value as number) <= 599 ? (value as number) : null;
 
 /** The class name of a thrown object: its constructor's, else its `name`, when that is an identifier. */
 function className(error: object): string {

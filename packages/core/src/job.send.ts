@@ -44,13 +44,13 @@ export function sendVerdict(settled: SendSettlement, classify?: FailureClassifie
   return { error: threw, failure: describeFailure(threw, category) };
 }
 
-/** What the classifier says of `error`; a classifier that throws says nothing. */
-function classified(classify: FailureClassifier | undefined, error: unknown): "retry" | "permanent" | undefined {
-  if (classify === undefined) return undefined;
+/** What the classifier says of `error` (compared with `"retry"` and `"permanent"` by the caller); a classifier that throws says nothing. */
+function classified(classify: FailureClassifier | undefined, error: unknown): unknown {
+  let answer: unknown;
   try {
-    const answer = classify(error);
-    return answer === "retry" || answer === "permanent" ? answer : undefined;
+    answer = classify?.(error);
   } catch {
-    return undefined;
+    // A classifier that throws says nothing: J5's rule applies.
   }
+  return answer;
 }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { BadAck, Permanent, Retryable, VerqError, describeFailure, sendVerdict, type FailureClassifier } from "../src/index.ts";
+import {
+  BadAck,
+  Permanent,
+  Retryable,
+  VerqError,
+  describeFailure,
+  isJobFailure,
+  sendVerdict,
+  type FailureClassifier,
+} from "../src/index.ts";
 
 class FetchError extends Error {
   constructor(
@@ -149,5 +158,66 @@ describe("describeFailure: identifiers only, never text (SPEC J7)", () => {
       code: null,
       status: null,
     });
+  });
+});
+
+describe("isJobFailure: the shape a stored or reported failure must have", () => {
+  const good = { category: "unexpected", errorClass: "TypeError", code: null, status: null };
+
+  it("accepts a description, with a code and a status or without", () => {
+    expect(isJobFailure(good)).toBe(true);
+    expect(isJobFailure({ ...good, category: "bad-ack", code: "VERQ_BAD_ACK", status: 599 })).toBe(true);
+    expect(isJobFailure({ ...good, category: "retryable", status: 100 })).toBe(true);
+  });
+
+  it("refuses anything else, field by field", () => {
+    for (const bad of [
+      null,
+      undefined,
+      "unexpected",
+      42,
+      {},
+      { ...good, category: "crashed" },
+      { ...good, category: undefined },
+      { ...good, errorClass: 7 },
+      { ...good, errorClass: undefined },
+      { ...good, code: 42 },
+      { ...good, code: undefined },
+      { ...good, status: 99 },
+      { ...good, status: 600 },
+      { ...good, status: "503" },
+      { ...good, status: undefined },
+    ]) {
+      expect([bad, isJobFailure(bad)]).toEqual([bad, false]);
+    }
+  });
+});
+
+describe("describeFailure at its edges", () => {
+  it("keeps an HTTP status from 100 to 599 only, and only a whole number", () => {
+    const status = (value: unknown) => describeFailure({ status: value }, "unexpected").status;
+    expect([status(100), status(599), status(99), status(600), status(502.5), status("502")]).toEqual([
+      100,
+      599,
+      null,
+      null,
+      null,
+      null,
+    ]);
+  });
+
+  it("names an object without a prototype by its name, and a plain object with a name by that name", () => {
+    const bare = Object.assign(Object.create(null) as object, { name: "AbortError" });
+    expect(describeFailure(bare, "unexpected").errorClass).toBe("AbortError");
+    expect(describeFailure({ name: "AbortError" }, "unexpected").errorClass).toBe("AbortError");
+    expect(describeFailure({}, "unexpected").errorClass).toBe("Object");
+    expect(describeFailure(Object.create(null), "unexpected").errorClass).toBe("Object");
+  });
+
+  it("describes an unexpected verq error by itself, not by its cause; a Retryable or Permanent by the cause it wraps", () => {
+    const busy = new VerqError("VERQ_STORE_BUSY", "busy", { cause: new TypeError("inner") });
+    expect(describeFailure(busy, "unexpected")).toMatchObject({ errorClass: "VerqError", code: "VERQ_STORE_BUSY" });
+    expect(describeFailure(new Retryable("x", { cause: new RangeError("inner") }), "retryable").errorClass).toBe("RangeError");
+    expect(describeFailure(new Retryable("x"), "retryable").errorClass).toBe("Retryable");
   });
 });
