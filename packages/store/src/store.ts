@@ -105,14 +105,14 @@ export class VerqStore {
       async () => {
         // Each attempt collects its own: what a rolled-back attempt scheduled never runs.
         const callbacks: (() => void)[] = [];
-        const { hotPath, transactionScope: scope } = this.dialect.statements;
+        const hotPath = this.dialect.statements.hotPath;
         const result = await this.db
           .transaction()
           .execute(async (trx) => {
             this.#afterCommit.set(trx, callbacks);
             hotPath?.hold(trx);
             try {
-              return await (scope === undefined ? work(trx) : scope.run(() => work(trx)));
+              return await work(trx);
             } finally {
               hotPath?.release(trx);
             }
@@ -240,7 +240,7 @@ export async function openStore(options: OpenStoreOptions | string): Promise<Ver
   const { path } = resolved;
   const { db, raw, errors, scope } = await openSqlite(path, resolved);
   const busyRetry: BusyRetry = { ...TRANSACTION_RETRY, limitMs: resolved.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS };
-  const dialect = sqliteStoreDialect(sqliteHotPath(raw, errors), scope);
+  const dialect = sqliteStoreDialect(sqliteHotPath(raw, errors, scope));
   const applied = await migrated(db, dialect, busyRetry, { create: resolved.create !== false, where: path });
   return new VerqStore(db, dialect, path, busyRetry, applied);
 }

@@ -8,10 +8,15 @@ import { helperScript, runTsChild } from "./helpers/run-ts-child.ts";
 /*
  * A store call made inside `store.transaction(work)` without the `trx` it was handed. On SQLite
  * the transaction holds the store's one connection, so such a call used to wait for ever (a
- * script then ended with exit 13 and not a word); it now fails at once with
- * `VERQ_NESTED_TRANSACTION`. Calls from other, independent async flows still wait for the
- * connection and succeed. PostgreSQL has a pool: such a call runs on another connection.
+ * script then ended with exit 13 and not a word); it now fails with `VERQ_NESTED_TRANSACTION`
+ * once the transaction has run no statement for the store's `busyTimeoutMs` (short here, 300 ms).
+ * Calls from other, independent async flows still wait for the connection and succeed, also
+ * past that time while the holder runs statements. PostgreSQL has a pool: such a call runs on
+ * another connection.
  */
+
+/** The SQLite stores here wait this long for a holder that runs no statement. */
+const STALL_MS = 300;
 
 /** The verq code `promise` rejects with (the test fails if it resolves). */
 async function codeOf(promise: Promise<unknown>): Promise<string> {
@@ -34,7 +39,7 @@ afterEach(async () => {
 
 async function open(engine: "sqlite" | "postgres"): Promise<{ store: VerqStore; queue: JobQueue }> {
   database = await createTestDatabase(engine);
-  store = await database.open();
+  store = await (engine === "sqlite" ? database.open({ busyTimeoutMs: STALL_MS }) : database.open());
   return { store, queue: new JobQueue(store, { clock: new ManualClock(1_700_000_000_000) }) };
 }
 
@@ -51,7 +56,7 @@ describe("[sqlite] a store call inside store.transaction without its trx", () =>
     });
   });
 
-  it("enqueue without { trx }: VERQ_NESTED_TRANSACTION at once; the message says to pass { trx }; the transaction's own writes roll back", async () => {
+  it("enqueue without { trx }: VERQ_NESTED_TRANSACTION, not a wait for ever; the message says to pass { trx }; the transaction's own writes roll back", async () => {
     const { store, queue } = await open("sqlite");
     await sql`create table orders (id text primary key)`.execute(store.db);
     let message = "";
@@ -118,6 +123,26 @@ describe("[sqlite] a store call inside store.transaction without its trx", () =>
     ).toEqual(["x", "y", "z"]);
     expect(order.filter((o) => o.startsWith("stats:"))).toHaveLength(1);
     expect(await jobIds(store)).toEqual(["first", "x", "y", "z"]);
+  });
+
+  it("a waiter whose holder runs statements waits past the stall time and succeeds", async () => {
+    const { store, queue } = await open("sqlite");
+    let entered!: () => void;
+    const inWork = new Promise<void>((resolve) => (entered = resolve));
+    const first = store.transaction(async (trx) => {
+      entered();
+      // Busy for three stall times, one statement every 50 ms: progress, not a deadlock.
+      const until = Date.now() + 3 * STALL_MS;
+      while (Date.now() < until) {
+        await sql`select 1`.execute(trx);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await queue.enqueue({ id: "slow", payload: 1 }, { trx });
+    });
+    await inWork;
+    await queue.enqueue({ id: "waiting", payload: 2 });
+    await first;
+    expect(await jobIds(store)).toEqual(["slow", "waiting"]);
   });
 
   it("what a flow started inside work does after work ended is outside: it succeeds", async () => {

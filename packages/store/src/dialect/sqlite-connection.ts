@@ -35,10 +35,16 @@ class ImmediateSqliteDriver extends SqliteDriver {
     this.#raw = raw;
     this.#scope = scope;
   }
-  /** The one connection, unless a transaction of the calling flow holds it: then it would never come (see TransactionScope). */
+  /** The one connection; a wait for it fails when its holder makes no progress (see TransactionScope). */
   override async acquireConnection(): Promise<DatabaseConnection> {
-    this.#scope.assertOutside();
-    return super.acquireConnection();
+    return this.#scope.acquire(
+      () => super.acquireConnection(),
+      () => this.releaseConnection(),
+    );
+  }
+  override async releaseConnection(): Promise<void> {
+    this.#scope.released();
+    await super.releaseConnection();
   }
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw("begin immediate"));
@@ -96,11 +102,12 @@ class ImmediateSqliteDialect extends SqliteDialect {
  * for reuse behind the structural `SqliteDatabase` interface (the driver is single-connection
  * and serialised, so a statement is never used by two queries at once).
  */
-function withStatementCache(db: Database.Database): SqliteDatabase {
+function withStatementCache(db: Database.Database, scope: TransactionScope): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   return {
     close: () => db.close(),
     prepare: (text: string): SqliteStatement => {
+      scope.ran();
       let statement = cache.get(text);
       if (statement === undefined) {
         statement = db.prepare(text);
@@ -189,9 +196,9 @@ export async function openSqlite(path: string, options: SqliteOpenOptions = {}):
   // append-only trigger, so `INSERT OR REPLACE` cannot rewrite an event either.
   raw.pragma("recursive_triggers = on");
   const errors = new StoreErrors(sqliteStoreError);
-  const scope = new TransactionScope();
+  const scope = new TransactionScope(busyTimeoutMs);
   const db = new Kysely<VerqDatabase>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }, raw, errors, scope),
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw, scope) }, raw, errors, scope),
   });
   return { raw, db, errors, scope };
 }

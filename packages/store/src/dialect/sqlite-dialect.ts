@@ -6,7 +6,6 @@ import type { MigrationSupport } from "./migration-support.ts";
 import { sqliteErrors } from "./sqlite-errors.ts";
 import type { BatchColumnType, Statements } from "./statements.ts";
 import type { StoreDialect } from "./store-dialect.ts";
-import type { TransactionScope } from "./transaction-scope.ts";
 import { localWakeups } from "./wakeups.ts";
 
 const placeholderCache = new Map<string, string>();
@@ -49,11 +48,11 @@ export const sqliteMigrations: MigrationSupport = {
   parts: sqliteMigrationParts,
 };
 
-/** The SQLite dialect of one store, whose `hotPath` runs on its one connection and whose `transactionScope` guards it. */
-export function sqliteStoreDialect(hotPath: HotPath, transactionScope: TransactionScope): StoreDialect {
+/** The SQLite dialect of one store, whose `hotPath` runs on its one connection. */
+export function sqliteStoreDialect(hotPath: HotPath): StoreDialect {
   return {
     name: "sqlite",
-    statements: { ...sqliteStatements, hotPath, transactionScope },
+    statements: { ...sqliteStatements, hotPath },
     errors: sqliteErrors,
     positions: sqlitePositions,
     wakeups: localWakeups(),

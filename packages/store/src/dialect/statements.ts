@@ -1,7 +1,6 @@
 import type { Kysely, RawBuilder } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 import type { HotPath } from "./hot-path.ts";
-import type { TransactionScope } from "./transaction-scope.ts";
 
 /** The SQL type of a column of a batch row (see {@link Statements.batchValues}). */
 export type BatchColumnType = "text" | "integer" | "bigint" | "numeric";
@@ -26,13 +25,6 @@ export interface Statements {
    * PostgreSQL, where every statement is a round trip and a batch is one multi-row statement.
    */
   readonly hotPath?: HotPath;
-  /**
-   * SQLite's one connection: which flows are inside a transaction of the store, so that a call of
-   * such a flow that needs the connection fails at once (`VERQ_NESTED_TRANSACTION`) instead of
-   * waiting for ever ({@link TransactionScope}); absent on PostgreSQL, where such a call takes
-   * another connection of the pool.
-   */
-  readonly transactionScope?: TransactionScope;
   /**
    * Runs one statement that may fail (an insert a unique constraint can refuse) so that the
    * transaction can go on after its failure: SQLite undoes only the failed statement; on

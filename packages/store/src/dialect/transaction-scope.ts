@@ -1,49 +1,75 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { VerqError } from "@verq/core";
 
-/** `VERQ_NESTED_TRANSACTION`: a call that needs the store's one connection, made where a transaction of the store holds it. */
-export function nestedTransaction(): VerqError {
+/** `VERQ_NESTED_TRANSACTION`: a call waited `stallMs` for the store's one connection while its holder ran no statement. */
+export function nestedTransaction(stallMs: number): VerqError {
   return new VerqError(
     "VERQ_NESTED_TRANSACTION",
-    "this call needs the SQLite store's one connection, which the store.transaction(work) it was made in holds until work ends, so it would wait for ever. Pass the transaction work receives, { trx } (e.g. queue.enqueue(input, { trx })), or make the call before or after the transaction; nothing of it was done.",
+    `this call waited ${stallMs} ms for the SQLite store's one connection, and the transaction that holds it ran no statement meanwhile: a call made inside store.transaction(work) without the trx work receives waits for ever. Pass it, { trx } (e.g. queue.enqueue(input, { trx })), or make the call before or after the transaction; and do no slow work outside the database inside a transaction. Nothing of this call was done.`,
   );
 }
 
 /**
- * Which async flows are inside one of a store's own transactions, for an engine with one
- * connection (SQLite). `VerqStore.transaction` runs its `work` through {@link run}; the driver
- * calls {@link assertOutside} before it hands the connection out. A call of the same flow that
- * asks for the connection while `work` runs (a service call without `{ trx }`, a read through
- * `store.db`, another `store.transaction`) would wait for the connection that `work` itself
- * holds: it fails at once with `VERQ_NESTED_TRANSACTION` instead. Other flows, independent of
- * that transaction, wait for the connection as before. What a flow started inside `work` does
- * after `work` ended is outside again.
+ * The store's one SQLite connection, watched for a holder that cannot go on. A call made inside
+ * `store.transaction(work)` without the `trx` it was handed asks for the connection that `work`
+ * itself holds: it would wait for ever, and `work` with it. A call that finds the connection held
+ * waits as before, but when its holder runs no statement for `stallMs` (the store's
+ * `busyTimeoutMs`, as long as a call waits for another process's write lock) it fails with
+ * `VERQ_NESTED_TRANSACTION`, which says to pass `{ trx }`. A holder that runs statements is making
+ * progress: its waiters wait on. Nothing is paid while the connection is free: a counter per
+ * statement, a flag per acquisition.
  */
 export class TransactionScope {
-  readonly #flows = new AsyncLocalStorage<{ inside: boolean }>();
-  /** The transactions whose `work` runs now: the storage is enabled only while there is one. */
-  #running = 0;
+  readonly #stallMs: number;
+  /** Statements run on the connection so far: what tells a holder that goes on from one that waits. */
+  #statements = 0;
+  #held = false;
 
-  /**
-   * Runs `work` as the body of a transaction of the store: its flow, and every flow it starts, are
-   * inside until it settles. The storage is disabled again once no `work` runs: on Node 20 an
-   * enabled AsyncLocalStorage makes every promise of the process dearer (about 0.35 µs each,
-   * measured), so the cost stays within the transactions' own work (about 9 µs a transaction,
-   * measured on a transaction of one read) instead of taxing the whole service.
-   */
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    const flow = { inside: true };
-    this.#running++;
-    try {
-      return await this.#flows.run(flow, work);
-    } finally {
-      flow.inside = false;
-      if (--this.#running === 0) this.#flows.disable();
-    }
+  constructor(stallMs: number) {
+    this.#stallMs = stallMs;
   }
 
-  /** Throws `VERQ_NESTED_TRANSACTION` when the calling flow is inside a transaction of the store that has not ended. */
-  assertOutside(): void {
-    if (this.#flows.getStore()?.inside === true) throw nestedTransaction();
+  /** Counts one statement run on the connection. */
+  ran(): void {
+    this.#statements++;
+  }
+
+  /** The connection from `acquire` (the driver's own); while it is held, watched as the class says. */
+  async acquire<C>(acquire: () => Promise<C>, release: (connection: C) => Promise<void>): Promise<C> {
+    const connection = this.#held ? await this.#waitFor(acquire, release) : await acquire();
+    this.#held = true;
+    return connection;
+  }
+
+  /** The connection went back to the driver. */
+  released(): void {
+    this.#held = false;
+  }
+
+  #waitFor<C>(acquire: () => Promise<C>, release: (connection: C) => Promise<void>): Promise<C> {
+    return new Promise<C>((resolve, reject) => {
+      let seen = this.#statements;
+      let abandoned = false;
+      const watch = setInterval(() => {
+        if (this.#statements !== seen) {
+          seen = this.#statements;
+          return;
+        }
+        abandoned = true;
+        clearInterval(watch);
+        reject(nestedTransaction(this.#stallMs));
+      }, this.#stallMs);
+      acquire().then(
+        (connection) => {
+          clearInterval(watch);
+          // Given up on: the connection goes straight back, to the next waiter.
+          if (abandoned) void release(connection);
+          else resolve(connection);
+        },
+        (error: unknown) => {
+          clearInterval(watch);
+          if (!abandoned) reject(error);
+        },
+      );
+    });
   }
 }

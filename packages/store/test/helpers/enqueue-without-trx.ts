@@ -14,7 +14,7 @@ import { JobQueue, openStore } from "@verq/store";
 const [dbPath] = process.argv.slice(2);
 if (dbPath === undefined) throw new Error("usage: enqueue-without-trx.ts <db>");
 
-const store = await openStore({ path: dbPath });
+const store = await openStore({ path: dbPath, busyTimeoutMs: 300 });
 const queue = new JobQueue(store);
 try {
   await store.transaction(async () => {
