@@ -67,6 +67,8 @@ export class TransactionScope {
         },
         (error: unknown) => {
           clearInterval(watch);
+          // The driver's own failure, passed on as it is.
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
           if (!abandoned) reject(error);
         },
       );
