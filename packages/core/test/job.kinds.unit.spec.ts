@@ -164,7 +164,10 @@ describe("checkHandledKinds", () => {
       );
     refused(null, /^kinds is \{ names/);
     // A function is no kinds, even one that carries their fields.
-    refused(Object.assign(() => undefined, { names: ["mail"], kindless: false }), /^kinds is \{ names/);
+    refused(
+      Object.assign(() => undefined, { names: ["mail"], kindless: false }),
+      /^kinds is \{ names/,
+    );
     // A kind name is a string: an array whose text would match is not one.
     refused({ names: [["mail"]], kindless: false }, /a job kind is a letter/);
     refused("mail", /^kinds is \{ names/);
