@@ -123,7 +123,8 @@ async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
       await scheduler.stop();
       report = await worker.stop();
     }
-    const failed = report.leftLeased + report.errors > 0;
+    // A handler that failed unexpectedly is counted in errors too.
+    const failed = report.errors > 0;
     return failed && (once || o.exitWhenIdle === true) ? EXIT.failed : EXIT.ok;
   });
 }

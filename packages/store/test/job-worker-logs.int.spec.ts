@@ -1,5 +1,5 @@
 import { ManualClock } from "@verq/core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { JobQueue, JobWorker, type ClaimedJob, type VerqLogger, type VerqStore } from "../src/index.ts";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
 
@@ -123,6 +123,36 @@ for (const engine of ENGINES) {
       for (const line of refused) expect(line.fields.durationMs as number).toBeGreaterThanOrEqual(line.fields.sendMs as number);
 
       expect(JSON.stringify([late.lines, next.lines])).not.toContain(SECRET);
+    });
+
+    it("without a logger, a failure is one JSON line on stderr with its identifiers; claims and outcomes write nothing there", async () => {
+      await queue.enqueue({ id: "loud", payload: { secret: SECRET } });
+      await queue.enqueue({ id: "fine", payload: null });
+      const written: string[] = [];
+      const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+        written.push(String(chunk));
+        return true;
+      });
+      try {
+        await new JobWorker(queue, {
+          owner: "w",
+          sender: (job) => {
+            if (job.id === "loud") throw new RangeError(SECRET);
+            return true;
+          },
+        }).drain();
+      } finally {
+        spy.mockRestore();
+      }
+      const lines = written
+        .join("")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines).toEqual([
+        expect.objectContaining({ level: "error", id: "loud", token: 1, errorClass: "RangeError", failure: "unexpected" }),
+      ]);
+      expect(written.join("")).not.toContain(SECRET);
     });
 
     it("an unexpected send failure is logged once at error with its identifiers, never its text; logger null silences the worker and it works the same", async () => {

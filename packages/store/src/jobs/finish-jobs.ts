@@ -166,7 +166,8 @@ async function finishIn(context: JobContext, trx: Kysely<VerqDatabase>, finishes
               token: record.token,
               outcome: record.outcome,
               retryDelayMs: backoffDelay(context.backoff, job.attempts, context.rng),
-              ...(record.failure == null || record.outcome === "ok" ? {} : { failure: record.failure }),
+              // The machine records a failure on a retry or a death only: an `ok` appends none.
+              ...(record.failure == null ? {} : { failure: record.failure }),
               now,
             }),
       ],

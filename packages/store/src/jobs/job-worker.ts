@@ -15,12 +15,6 @@ interface Held {
   beating: boolean;
 }
 
-/** When the worker claimed a job and how long its send took (`performance.now()` ms), for the log. */
-interface Timing {
-  readonly claimedAt: number;
-  sendMs: number | null;
-}
-
 /** An attempt's outcome waiting for its round, with what the worker reports of it. */
 type PendingRecord = RecordInput & {
   readonly queue: string;
@@ -62,7 +56,7 @@ export class JobWorker {
   readonly #onError: ((error: unknown) => void) | undefined;
   readonly #log: VerqLogger;
   /** Per job held (by {@link heldKey}). */
-  readonly #timings = new Map<string, Timing>();
+  readonly #claimedAt = new Map<string, number>();
 
   readonly #waiting: ClaimedJob[] = [];
   readonly #outcomes: PendingRecord[] = [];
@@ -213,7 +207,7 @@ export class JobWorker {
     } finally {
       // On a failed run the jobs still waiting are left to their leases, as after a crash.
       this.#halted = true;
-      for (const job of this.#waiting) this.#timings.delete(heldKey(job.id, job.token));
+      for (const job of this.#waiting) this.#claimedAt.delete(heldKey(job.id, job.token));
       this.#waiting.length = 0;
       for (const key of [...this.#held.keys()]) this.#release(key);
       // A heartbeat that started before the release still writes: wait for it (it never rejects).
@@ -241,8 +235,6 @@ export class JobWorker {
     const { send, classify } = this.#routes.route(job);
     const verdict = await sendForOutcome(send, job, classify);
     const handlerMs = elapsedMs(sentAt);
-    const timing = this.#timings.get(key);
-    if (timing !== undefined) timing.sendMs = handlerMs;
     const about = { queue: job.queue, kind: job.kind, handlerMs };
     if ("error" in verdict) {
       this.#report.leftLeased++;
@@ -309,7 +301,7 @@ export class JobWorker {
       );
     }
     for (const job of claimed) {
-      this.#timings.set(heldKey(job.id, job.token), { claimedAt: now, sendMs: null });
+      this.#claimedAt.set(heldKey(job.id, job.token), now);
       log.debug(
         {
           id: job.id,
@@ -327,16 +319,16 @@ export class JobWorker {
   #logOutcome(result: JobWorkerResult): void {
     const log = this.#log;
     const key = heldKey(result.id, result.token);
-    const timing = this.#timings.get(key);
-    this.#timings.delete(key);
+    const claimedAt = this.#claimedAt.get(key);
+    this.#claimedAt.delete(key);
     // The handler's duration is `sendMs` here.
-    const { failure, handlerMs: _handlerMs, ...rest } = result;
+    const { failure, handlerMs, ...rest } = result;
     const fields = {
       ...rest,
       ...failureFields(failure),
       owner: this.#owner,
-      sendMs: timing?.sendMs ?? null,
-      durationMs: timing === undefined ? null : elapsedMs(timing.claimedAt),
+      sendMs: handlerMs,
+      durationMs: claimedAt === undefined ? null : elapsedMs(claimedAt),
     };
     if (result.accepted) log.info(fields, "outcome recorded");
     else log.warn(fields, "stale finish refused: the lease was lost and another worker holds the job");
