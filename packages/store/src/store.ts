@@ -238,9 +238,9 @@ export async function openStore(options: OpenStoreOptions | string): Promise<Ver
     typeof options !== "string" ? options : isPostgresUrl(options) ? { url: options } : { path: options };
   if ("url" in resolved) return openPostgresStore(resolved);
   const { path } = resolved;
-  const { db, raw, errors, scope } = await openSqlite(path, resolved);
+  const { db, raw, errors, watch } = await openSqlite(path, resolved);
   const busyRetry: BusyRetry = { ...TRANSACTION_RETRY, limitMs: resolved.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS };
-  const dialect = sqliteStoreDialect(sqliteHotPath(raw, errors, scope));
+  const dialect = sqliteStoreDialect(sqliteHotPath(raw, errors, watch));
   const applied = await migrated(db, dialect, busyRetry, { create: resolved.create !== false, where: path });
   return new VerqStore(db, dialect, path, busyRetry, applied);
 }

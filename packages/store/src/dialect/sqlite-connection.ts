@@ -18,7 +18,7 @@ import { checkSqliteFile } from "./sqlite-file-check.ts";
 import { DEFAULT_BUSY_TIMEOUT_MS, type SqliteOptions } from "./sqlite-options.ts";
 import { damageOf, sqliteCorrupt, sqliteErrors, sqliteStoreError } from "./sqlite-errors.ts";
 import { StoreErrors, withStoreErrors } from "./store-error-driver.ts";
-import { TransactionScope } from "./transaction-scope.ts";
+import { ConnectionWatch } from "./connection-watch.ts";
 import { sqliteFileNotFound, storeNotInitialized } from "../store-open-errors.ts";
 import { VERQ_MIGRATION_TABLES } from "../verq-tables.ts";
 
@@ -29,21 +29,21 @@ import { VERQ_MIGRATION_TABLES } from "../verq-tables.ts";
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #raw: Database.Database;
-  readonly #scope: TransactionScope;
-  constructor(config: ConstructorParameters<typeof SqliteDriver>[0], raw: Database.Database, scope: TransactionScope) {
+  readonly #watch: ConnectionWatch;
+  constructor(config: ConstructorParameters<typeof SqliteDriver>[0], raw: Database.Database, watch: ConnectionWatch) {
     super(config);
     this.#raw = raw;
-    this.#scope = scope;
+    this.#watch = watch;
   }
-  /** The one connection; a wait for it fails when its holder makes no progress (see TransactionScope). */
+  /** The one connection; a wait for it fails when its holder makes no progress (see ConnectionWatch). */
   override async acquireConnection(): Promise<DatabaseConnection> {
-    return this.#scope.acquire(
+    return this.#watch.acquire(
       () => super.acquireConnection(),
       () => this.releaseConnection(),
     );
   }
   override async releaseConnection(): Promise<void> {
-    this.#scope.released();
+    this.#watch.released();
     await super.releaseConnection();
   }
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -75,22 +75,22 @@ class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
   readonly #raw: Database.Database;
   readonly #errors: StoreErrors;
-  readonly #scope: TransactionScope;
+  readonly #watch: ConnectionWatch;
   constructor(
     config: ConstructorParameters<typeof SqliteDialect>[0],
     raw: Database.Database,
     errors: StoreErrors,
-    scope: TransactionScope,
+    watch: ConnectionWatch,
   ) {
     super(config);
     this.#config = config;
     this.#raw = raw;
     this.#errors = errors;
-    this.#scope = scope;
+    this.#watch = watch;
   }
   // A full disk and a damaged file reach every caller as verq's codes (see sqliteStoreError).
   override createDriver(): Driver {
-    return withStoreErrors(new ImmediateSqliteDriver(this.#config, this.#raw, this.#scope), this.#errors);
+    return withStoreErrors(new ImmediateSqliteDriver(this.#config, this.#raw, this.#watch), this.#errors);
   }
   override createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
@@ -102,12 +102,12 @@ class ImmediateSqliteDialect extends SqliteDialect {
  * for reuse behind the structural `SqliteDatabase` interface (the driver is single-connection
  * and serialised, so a statement is never used by two queries at once).
  */
-function withStatementCache(db: Database.Database, scope: TransactionScope): SqliteDatabase {
+function withStatementCache(db: Database.Database, watch: ConnectionWatch): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   return {
     close: () => db.close(),
     prepare: (text: string): SqliteStatement => {
-      scope.ran();
+      watch.ran();
       let statement = cache.get(text);
       if (statement === undefined) {
         statement = db.prepare(text);
@@ -124,7 +124,7 @@ export interface SqliteHandles {
   readonly raw: Database.Database;
   readonly db: Kysely<VerqDatabase>;
   readonly errors: StoreErrors;
-  readonly scope: TransactionScope;
+  readonly watch: ConnectionWatch;
 }
 
 /** How {@link openSqlite} opens a file, beside {@link SqliteOptions}. */
@@ -196,11 +196,11 @@ export async function openSqlite(path: string, options: SqliteOpenOptions = {}):
   // append-only trigger, so `INSERT OR REPLACE` cannot rewrite an event either.
   raw.pragma("recursive_triggers = on");
   const errors = new StoreErrors(sqliteStoreError);
-  const scope = new TransactionScope(busyTimeoutMs);
+  const watch = new ConnectionWatch(busyTimeoutMs);
   const db = new Kysely<VerqDatabase>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw, scope) }, raw, errors, scope),
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw, watch) }, raw, errors, watch),
   });
-  return { raw, db, errors, scope };
+  return { raw, db, errors, watch };
 }
 
 /** True when at least one of verq's migrations ran in the database: its bookkeeping table is there and not empty. Reads only. */

@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 import type { StoreErrors } from "./store-error-driver.ts";
 import type { HotPath } from "./hot-path.ts";
-import type { TransactionScope } from "./transaction-scope.ts";
+import type { ConnectionWatch } from "./connection-watch.ts";
 
 /** At most this many distinct statement texts are kept prepared; then the cache starts again. */
 const MAX_STATEMENTS = 200;
@@ -15,11 +15,11 @@ const MAX_STATEMENTS = 200;
  * 3.3 µs a row against 1.65 µs as an array (bench/hot-path, 20,000 pending jobs). Statements
  * of its own, apart from Kysely's driver's cache, so that raw mode never changes what Kysely reads.
  */
-export function sqliteHotPath(raw: Database.Database, errors: StoreErrors, scope: TransactionScope): HotPath {
+export function sqliteHotPath(raw: Database.Database, errors: StoreErrors, watch: ConnectionWatch): HotPath {
   const held = new WeakSet<Kysely<VerqDatabase>>();
   const statements = new Map<string, Database.Statement>();
   const prepare = (text: string): Database.Statement => {
-    scope.ran();
+    watch.ran();
     let statement = statements.get(text);
     if (statement === undefined) {
       statement = raw.prepare(text);

@@ -18,7 +18,7 @@ export function nestedTransaction(stallMs: number): VerqError {
  * progress: its waiters wait on. Nothing is paid while the connection is free: a counter per
  * statement, a flag per acquisition.
  */
-export class TransactionScope {
+export class ConnectionWatch {
   readonly #stallMs: number;
   /** Statements run on the connection so far: what tells a holder that goes on from one that waits. */
   #statements = 0;
