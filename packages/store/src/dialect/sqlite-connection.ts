@@ -119,7 +119,7 @@ function withStatementCache(db: Database.Database, watch: ConnectionWatch): Sqli
   };
 }
 
-/** The raw handle, the Kysely instance over it, what both throw for an engine error, and the flows inside its transactions. */
+/** The raw handle, the Kysely instance over it, what both throw for an engine error, and the watch on its one connection. */
 export interface SqliteHandles {
   readonly raw: Database.Database;
   readonly db: Kysely<VerqDatabase>;
