@@ -9,6 +9,7 @@ import {
 } from "@verq/core";
 import { commitChanges, decideCandidates, type StreamProjection } from "./command-path.ts";
 import type { VerqStore } from "./store.ts";
+import { countUnfinishedBefore } from "./sql/jobs/countUnfinishedBefore.ts";
 import { selectPruneCandidates, type PruneCursor } from "./sql/jobs/selectPruneCandidates.ts";
 
 /** What to prune. Ages are in milliseconds: a job finished at or before `now - age` is old enough. */
@@ -29,7 +30,10 @@ export interface PruneResult {
   readonly pruned: { readonly done: number; readonly dead: number };
   /** Events deleted with them (with `dryRun`: that would be). */
   readonly events: number;
-  /** Jobs last changed at or before the oldest cutoff that the machine kept, by state: pending and leased always. */
+  /**
+   * Jobs last changed at or before the oldest cutoff that were kept, by state: done and dead ones
+   * the machine refused, and every pending and leased one (never offered: the machine refuses them).
+   */
   readonly kept: Readonly<Record<JobState, number>>;
   /** Transactions that pruned at least one job. */
   readonly batches: number;
@@ -45,7 +49,8 @@ export const MAX_PRUNE_BATCH = 10_000;
  * Retention of finished jobs, in bounded batches: every job last changed at or before the
  * oldest cutoff, oldest first, gets one `job.prune` decided by the job machine, which accepts
  * done jobs finished at or before the done cutoff and dead ones at or before the dead cutoff
- * (when one is given) and refuses every pending and leased job. The accepted ones of a batch are
+ * (when one is given); the scan reads finished jobs only (the machine refuses every pending and
+ * leased job), which are counted as kept. The accepted ones of a batch are
  * archived, audited and deleted with their streams in one transaction (see `jobStream`); a
  * rerun continues where an interrupted one stopped, since pruned jobs are gone. With `dryRun`
  * the same decisions are made and nothing is written. Bad options throw `VERQ_INVALID_ARGUMENT`
@@ -94,6 +99,9 @@ export async function pruneJobs(
     if (last === undefined || batch.candidates.length < batchSize) break;
     cursor = { updatedAt: last.updatedAt, id: last.id };
   }
+  const unfinished = await countUnfinishedBefore(store.db, scanCutoff);
+  kept.pending += unfinished.pending;
+  kept.leased += unfinished.leased;
   return { pruned, events, kept, batches, dryRun, doneCutoff, deadCutoff };
 }
 

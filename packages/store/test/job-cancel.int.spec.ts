@@ -185,7 +185,7 @@ for (const engine of ENGINES) {
               store.db,
             );
       expect(indexes.rows.map((r) => r.name)).toEqual(
-        expect.arrayContaining(["jobs_dead_since", "jobs_leased_expiry", "jobs_ordering_group", "jobs_pending_due"]),
+        expect.arrayContaining(["jobs_dead_since", "jobs_leased", "jobs_ordering_group", "jobs_pending_due"]),
       );
       expect((await checkStore(store)).findings).toEqual([]);
     });

@@ -37,8 +37,8 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL stores in seve
 
     expect((await new JobQueue(a).list("pending")).map((j) => j.id)).toEqual(["in-first"]);
     expect((await new JobQueue(b).list("pending")).map((j) => j.id)).toEqual(["in-second"]);
-    expect(await migrations(first.schema!)).toEqual({ n: 11 });
-    expect(await migrations(second.schema!)).toEqual({ n: 11 });
+    expect(await migrations(first.schema!)).toEqual({ n: 12 });
+    expect(await migrations(second.schema!)).toEqual({ n: 12 });
   });
 
   it("the schema option creates its schema on first open while another schema holds a store", async () => {
@@ -50,7 +50,7 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL stores in seve
     const store = await openStore({ url: TEST_POSTGRES_URL, schema });
     stores.push(store);
     await new JobQueue(store).enqueue({ id: "own", payload: 1 });
-    expect(await migrations(schema)).toEqual({ n: 11 });
+    expect(await migrations(schema)).toEqual({ n: 12 });
     expect((await admin(`select id from ${schema}.jobs`)).rows).toEqual([{ id: "own" }]);
     expect((await admin(`select count(*)::int as n from ${other.schema!}.jobs`)).rows[0]).toEqual({ n: 0 });
   });

@@ -89,7 +89,7 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL store (S1)", (
     const opened = await Promise.all(Array.from({ length: 6 }, () => open()));
     expect(opened).toHaveLength(6);
     const migrations = await admin(`select count(*)::int as n from ${database.schema}.verq_migrations`);
-    expect(migrations.rows[0]).toEqual({ n: 11 });
+    expect(migrations.rows[0]).toEqual({ n: 12 });
   });
 
   it("the event log is append-only on PostgreSQL too: no UPDATE, no DELETE of a job's event, no TRUNCATE", async () => {

@@ -15,6 +15,7 @@ import * as schedules from "./008-schedules.ts";
 import * as retention from "./009-retention.ts";
 import * as subscriptions from "./010-subscriptions.ts";
 import * as kindsFailures from "./011-kinds-failures.ts";
+import * as leanJobIndexes from "./012-lean-job-indexes.ts";
 
 /**
  * Every migration in order, each that differs per engine with the engine's part. Names sort;
@@ -33,6 +34,7 @@ function migrationsFor(parts: MigrationParts): Record<string, Migration> {
     "009-retention": { up: (db) => retention.up(db as Kysely<VerqDatabase>, parts["009-retention"]) },
     "010-subscriptions": { up: (db) => subscriptions.up(db as Kysely<VerqDatabase>, parts["010-subscriptions"]) },
     "011-kinds-failures": { up: (db) => kindsFailures.up(db as Kysely<VerqDatabase>) },
+    "012-lean-job-indexes": { up: (db) => leanJobIndexes.up(db as Kysely<VerqDatabase>) },
   };
 }
 

@@ -491,7 +491,7 @@ export function dialectContract(engine: DialectEngine): void {
     const { rows } = await sql<{ name: string }>`select name from verq_migrations order by name`.execute(first.db);
     const names = rows.map((row) => row.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(names).toContain("011-kinds-failures");
+    expect(names).toContain("012-lean-job-indexes");
     const schema = await dialectOf(first).migrations.migrationSchema(first.db);
     expect(schema === undefined || schema === database.schema).toBe(true);
   });

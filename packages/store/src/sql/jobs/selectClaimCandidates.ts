@@ -11,9 +11,9 @@ const AVAILABLE_AT = columnIndex("available_at");
 /**
  * Jobs that may be claimable at `now`: leased with an expired lease (`lease_until <= now`,
  * oldest lease first) in `queues.expired`, or pending and due in `queues.due` (`available_at <= now`: higher
- * priority first, then due time and enqueue order), through the partial indexes
- * `jobs_leased_expiry` and `jobs_pending_due` (by queue, priority, due time, enqueue order). A job with an ordering key is a candidate only
- * while no earlier job of its group is unfinished (a dead head blocks its own group only).
+ * priority first, then due time and enqueue order), through the partial indexes `jobs_leased`
+ * (by queue, lease end, enqueue order) and `jobs_pending_due` (by queue, priority, due time,
+ * enqueue order). A job with an ordering key is a candidate only while no earlier job of its group is unfinished (a dead head blocks its own group only).
  *
  * This only narrows the search: the job machine decides each claim.
  */

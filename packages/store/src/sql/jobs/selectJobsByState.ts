@@ -1,5 +1,5 @@
 import type { DeadReason, Job, JobState } from "@verq/core";
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { VerqDatabase } from "../../schema.ts";
 import { rowToJob } from "./jobRow.ts";
 
@@ -18,6 +18,9 @@ export async function selectJobsByState(
   filter: StateFilter = {},
 ): Promise<Job[]> {
   let query = db.selectFrom("jobs").selectAll().where("state", "=", state);
+  // Done jobs in the order they finished, through the partial `jobs_finished_updated` index
+  // (SQLite uses it only when the query names its condition as written).
+  if (state === "done") query = query.where(sql<boolean>`state in ('done', 'dead')`);
   if (filter.reason !== undefined) query = query.where("reason", "=", filter.reason);
   if (filter.exceptReasons !== undefined && filter.exceptReasons.length > 0) {
     query = query.where("reason", "not in", filter.exceptReasons);

@@ -1,5 +1,5 @@
 import type { Job } from "@verq/core";
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { VerqDatabase } from "../../schema.ts";
 import { rowToJob } from "./jobRow.ts";
 
@@ -10,9 +10,10 @@ export interface PruneCursor {
 }
 
 /**
- * Jobs of every state last changed at or before `cutoff`, oldest change first (ties by id), at
- * most `limit`, after `cursor`, through the `jobs_updated` index. A query only narrows the
- * search by age: the job machine decides each job, and refuses every pending or leased one.
+ * Finished jobs (`done` or `dead`) last changed at or before `cutoff`, oldest change first (ties
+ * by id), at most `limit`, after `cursor`, through the partial `jobs_finished_updated` index
+ * (whose condition the query repeats word for word, as SQLite needs to use it). A query only
+ * narrows the search: the job machine decides each job, and would refuse a pending or leased one.
  */
 export async function selectPruneCandidates(
   db: Kysely<VerqDatabase>,
@@ -20,7 +21,11 @@ export async function selectPruneCandidates(
   limit: number,
   cursor: PruneCursor | null,
 ): Promise<Job[]> {
-  let query = db.selectFrom("jobs").selectAll().where("updated_at", "<=", cutoff);
+  let query = db
+    .selectFrom("jobs")
+    .selectAll()
+    .where(sql<boolean>`state in ('done', 'dead')`)
+    .where("updated_at", "<=", cutoff);
   if (cursor !== null) {
     query = query.where((eb) =>
       eb.or([
