@@ -164,6 +164,12 @@ export function decideMany<S extends StreamState, C extends { readonly type: str
  * nothing; accepted ones are committed together by {@link commitChanges}. Returns, per item in
  * input order, the state it was decided against and the decision (a refusal is answered from
  * that state).
+ *
+ * `known` gives states the caller already holds, read from this store (what its own last
+ * accepted change left): those streams are decided without a load. The append is checked as
+ * always (the UNIQUE arbiter on the next version, and the projection row still at the version
+ * decided on), so a held state another writer moved past fails with `VERQ_VERSION_CONFLICT`
+ * and writes nothing; the caller decides again from a load.
  */
 export async function handleMany<
   S extends StreamState,
@@ -178,8 +184,12 @@ export async function handleMany<
   decide: (state: S, ...commands: readonly C[]) => Decision<A, E, R, C["type"]>,
   items: readonly StreamCommands<C, S>[],
   initial: (id: string) => S | undefined,
+  known?: ReadonlyMap<string, S>,
 ): Promise<Decided<S, Decision<A, E, R, C["type"]>>[]> {
-  const current = await projection.load(trx, [...new Set(items.map((item) => item.id))]);
+  const ids = [...new Set(items.map((item) => item.id))];
+  const missing = known === undefined ? ids : ids.filter((id) => !known.has(id));
+  const current = missing.length === 0 ? new Map<string, S>() : await projection.load(trx, missing);
+  if (known !== undefined) for (const id of ids) if (known.has(id)) current.set(id, known.get(id) as S);
   const { decided, changes } = decideMany(current, decide, items, initial);
   await commitChanges(trx, dialect, projection, changes);
   return decided;

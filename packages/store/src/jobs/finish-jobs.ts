@@ -6,10 +6,13 @@ import {
   checkOutcome,
   checkToken,
   isJobFailure,
+  isVerqError,
   jobCommands,
+  newJob,
   sendVerdict,
   type FailureClassifier,
   type FinishOutcome,
+  type Job,
   type JobFailure,
   type JobStreamState,
   type SendSettlement,
@@ -45,6 +48,13 @@ export interface FailureInput {
 
 /** What a worker's round records per attempt: a finish, or a failure whose effect is unknown. */
 export type RecordInput = FinishInput | FailureInput;
+
+/**
+ * The jobs a worker holds, by id, each as this store's last accepted change of it left it (its
+ * claim, or its last heartbeat): a round decides their outcomes from these states without
+ * reading them again. Only states the store itself returned belong here.
+ */
+export type HeldJobs = ReadonlyMap<string, Job>;
 
 /** Delivers a job downstream. Only a return of exactly `true` is success (SPEC J5). */
 export type Sender = (job: ClaimedJob) => unknown;
@@ -84,14 +94,26 @@ export async function finishAndClaim(
   owner: string,
   max: number,
   options: ClaimOptions,
+  held?: HeldJobs,
 ): Promise<{ accepted: boolean[] } & ClaimRound> {
   checkFinishes(finishes);
   const claim = max === 0 ? null : checkClaim(context, owner, max, options);
-  return context.store.transaction(async (trx) => {
-    const accepted = await finishIn(context, trx, finishes);
+  // The held states are trusted for the first try only: a try that fails on a version conflict
+  // (one of them was moved on by another writer) is decided again from a load.
+  let trusted = held;
+  const round = async (trx: Kysely<VerqDatabase>) => {
+    const known = trusted;
+    trusted = undefined;
+    const accepted = await finishIn(context, trx, finishes, known);
     const { claimed, expired } = claim === null ? { claimed: [], expired: [] } : await claimIn(context, trx, owner, max, claim);
     return { accepted, claimed, expired };
-  });
+  };
+  try {
+    return await context.store.transaction(round);
+  } catch (error) {
+    if (held === undefined || !isVerqError(error, "VERQ_VERSION_CONFLICT")) throw error;
+    return context.store.transaction(round);
+  }
 }
 
 /**
@@ -99,13 +121,19 @@ export async function finishAndClaim(
  * is still held (the job machine decides). Returns whether it was extended.
  */
 export async function heartbeatJob(context: JobContext, id: string, token: number, leaseMs: number): Promise<boolean> {
+  return (await extendLease(context, id, token, leaseMs)) !== null;
+}
+
+/** {@link heartbeatJob}, returning the job as the extension left it, or `null` when refused. */
+export async function extendLease(context: JobContext, id: string, token: number, leaseMs: number): Promise<ClaimedJob | null> {
   checkIdentifier(id, "a job id");
   checkToken(token);
   checkLeaseMs(leaseMs);
   return context.store.transaction(async (trx) => {
     const command = jobCommands.heartbeat({ token, leaseMs, now: context.clock.now() });
     const [decided] = await handleJobs(context, trx, [{ id, commands: [command] }]);
-    return decided !== undefined && answer(decided, command);
+    if (decided === undefined || !answer(decided, command) || !decided.decision.accepted) return null;
+    return decided.decision.after as ClaimedJob;
   });
 }
 
@@ -150,7 +178,12 @@ export async function sendForOutcome(sender: Sender, job: ClaimedJob, classify?:
   return sendVerdict(settled, classify);
 }
 
-async function finishIn(context: JobContext, trx: Kysely<VerqDatabase>, finishes: readonly RecordInput[]): Promise<boolean[]> {
+async function finishIn(
+  context: JobContext,
+  trx: Kysely<VerqDatabase>,
+  finishes: readonly RecordInput[],
+  held?: HeldJobs,
+): Promise<boolean[]> {
   if (finishes.length === 0) return [];
   const now = context.clock.now();
   const decided = await handleJobs(
@@ -172,6 +205,8 @@ async function finishIn(context: JobContext, trx: Kysely<VerqDatabase>, finishes
             }),
       ],
     })),
+    newJob,
+    held,
   );
   const accepted = decided.map((d) => answer(d));
   const refused = accepted.filter((a) => !a).length;

@@ -116,15 +116,17 @@ export type DecidedJob = Decided<JobStreamState, JobDecision>;
 /**
  * The command path for `items`, in the caller's transaction: load their jobs, decide through the
  * machine (from the blank job for an id with none), commit what was accepted. Returns, per item,
- * the job it was decided against and the decision.
+ * the job it was decided against and the decision. Jobs in `known` are decided from the state
+ * given there, without a load, and written with the usual version checks (see `handleMany`).
  */
 export function handleJobs(
   context: JobContext,
   trx: Kysely<VerqDatabase>,
   items: readonly StreamCommands<JobCommand, JobStreamState>[],
   initial: (id: string) => JobStreamState = newJob,
+  known?: ReadonlyMap<string, JobStreamState>,
 ): Promise<DecidedJob[]> {
-  return handleMany(trx, context.store.dialect, context.jobs, context.decide, items, initial);
+  return handleMany(trx, context.store.dialect, context.jobs, context.decide, items, initial, known);
 }
 
 /** Throws the coded error of a refusal that is one (core's `jobRefusalError`); returns whether the decision was accepted. */

@@ -17,12 +17,15 @@ import type { JobStats, JobStatsFilter } from "../sql/jobs/selectJobStats.ts";
 import type { VerqStore } from "../store.ts";
 import { claimJobs, type ClaimOptions, type ClaimedJob, type LeaseExpiry } from "./claim-jobs.ts";
 import { enqueueJobs, type EnqueueInput, type EnqueueOptions, type EnqueueResult } from "./enqueue-jobs.ts";
+import { EXTEND_LEASE, HELD_ROUND } from "./held-round.ts";
 import {
+  extendLease,
   finishAndClaim,
   finishJobs,
   heartbeatJob,
   runOnce,
   type FinishInput,
+  type HeldJobs,
   type RecordInput,
   type RunOnceResult,
   type Sender,
@@ -156,6 +159,22 @@ export class JobQueue {
     options: ClaimOptions = {},
   ): Promise<{ accepted: boolean[]; claimed: ClaimedJob[]; expired: LeaseExpiry[] }> {
     return finishAndClaim(this.#context, finishes, owner, max, options);
+  }
+
+  /** {@link finishAndClaim}, deciding the outcomes of `held` jobs from the states given (see `HeldJobs`). */
+  async [HELD_ROUND](
+    finishes: readonly RecordInput[],
+    owner: string,
+    max: number,
+    options: ClaimOptions,
+    held: HeldJobs,
+  ): Promise<{ accepted: boolean[]; claimed: ClaimedJob[]; expired: LeaseExpiry[] }> {
+    return finishAndClaim(this.#context, finishes, owner, max, options, held);
+  }
+
+  /** {@link heartbeat}, returning the job as the extension left it, or `null` when refused. */
+  async [EXTEND_LEASE](id: string, token: number, leaseMs: number): Promise<ClaimedJob | null> {
+    return extendLease(this.#context, id, token, leaseMs);
   }
 
   /**

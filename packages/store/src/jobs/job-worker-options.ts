@@ -126,3 +126,25 @@ export interface DrainOptions {
   /** Claim at most this many jobs in all, then finish them and end; no limit by default. */
   readonly limit?: number;
 }
+
+/** The key of a job a worker holds: its id and the token of its claim. */
+export const heldKey = (id: string, token: number): string => `${token}:${id}`;
+
+/** A failure's identifiers as log fields (`failure`, `errorClass`, `errorCode`, `httpStatus`); none for no failure. */
+export function failureFields(failure: JobFailure | null): Record<string, unknown> {
+  if (failure === null) return {};
+  return { failure: failure.category, errorClass: failure.errorClass, errorCode: failure.code, httpStatus: failure.status };
+}
+
+/** A held job's heartbeat timer, and whether a heartbeat is being written. */
+export interface Held {
+  readonly timer: NodeJS.Timeout;
+  beating: boolean;
+}
+
+/** An attempt's outcome waiting for its round, with what the worker reports of it. */
+export type PendingRecord = RecordInput & {
+  readonly queue: string;
+  readonly kind: string | null;
+  readonly handlerMs: number;
+};

@@ -1,26 +1,24 @@
-import { VerqError, checkIdentifier, checkLeaseMs, type JobFailure } from "@verq/core";
+import { VerqError, checkIdentifier, checkLeaseMs } from "@verq/core";
 import { elapsedMs, errorFields, silentLogger, stderrLogger, type VerqLogger } from "../verq-logger.ts";
 import { checkClaimQueues, type ClaimOptions, type ClaimedJob, type LeaseExpiry } from "./claim-jobs.ts";
 import { sendForOutcome, type RecordInput } from "./finish-jobs.ts";
 import { MAX_BATCH_SIZE, checkCount } from "./job-context.ts";
 import { kindRoutes, type KindRoutes } from "./job-kinds.ts";
+import { EXTEND_LEASE, HELD_ROUND } from "./held-round.ts";
 import type { JobQueue } from "./job-queue.ts";
-import type { DrainOptions, JobWorkerOptions, JobWorkerReport, JobWorkerResult } from "./job-worker-options.ts";
+import {
+  failureFields,
+  heldKey,
+  type DrainOptions,
+  type Held,
+  type PendingRecord,
+  type JobWorkerOptions,
+  type JobWorkerReport,
+  type JobWorkerResult,
+} from "./job-worker-options.ts";
 
 /** A heartbeat extends a held lease each time this fraction of the lease has passed. */
 const HEARTBEAT_FRACTION = 3;
-
-interface Held {
-  readonly timer: NodeJS.Timeout;
-  beating: boolean;
-}
-
-/** An attempt's outcome waiting for its round, with what the worker reports of it. */
-type PendingRecord = RecordInput & {
-  readonly queue: string;
-  readonly kind: string | null;
-  readonly handlerMs: number;
-};
 
 /**
  * A worker loop with group commit: each round is one transaction that records the outcomes
@@ -61,6 +59,8 @@ export class JobWorker {
   readonly #waiting: ClaimedJob[] = [];
   readonly #outcomes: PendingRecord[] = [];
   readonly #held = new Map<string, Held>();
+  /** Per job id, the job as its claim or last heartbeat left it (a copy no handler sees): a round decides from it. */
+  readonly #states = new Map<string, ClaimedJob>();
   /** Heartbeats under way: a run ends only after they have, so the store is never closed under one. */
   readonly #beats = new Set<Promise<void>>();
   #inFlight = 0;
@@ -174,7 +174,13 @@ export class JobWorker {
           try {
             if (outcomes.length > 0) this.#beforeRecord?.(outcomes);
             // One transaction records the outcomes that arrived and claims the next jobs.
-            round = await this.#queue.finishAndClaim(outcomes, this.#owner, claiming ? room : 0, this.#claimOptions);
+            round = await this.#queue[HELD_ROUND](
+              outcomes,
+              this.#owner,
+              claiming ? room : 0,
+              this.#claimOptions,
+              this.#heldStates(outcomes),
+            );
           } catch (error) {
             // The transaction changed nothing: keep its outcomes for the next round.
             this.#outcomes.unshift(...outcomes);
@@ -210,6 +216,7 @@ export class JobWorker {
       for (const job of this.#waiting) this.#claimedAt.delete(heldKey(job.id, job.token));
       this.#waiting.length = 0;
       for (const key of [...this.#held.keys()]) this.#release(key);
+      this.#states.clear();
       // A heartbeat that started before the release still writes: wait for it (it never rejects).
       await Promise.all([...this.#beats]);
     }
@@ -260,6 +267,7 @@ export class JobWorker {
     this.#report.finishTransactions++;
     const results = outcomes.map((record, i): JobWorkerResult => {
       this.#release(heldKey(record.id, record.token));
+      if (this.#states.get(record.id)?.token === record.token) this.#states.delete(record.id);
       const ok = accepted[i] === true;
       if (!ok) this.#report.refused++;
       else if (record.outcome !== "failed") this.#report[record.outcome]++;
@@ -273,6 +281,7 @@ export class JobWorker {
 
   /** Starts the heartbeats of a job just claimed: every third of its lease, until released. */
   #hold(job: ClaimedJob): void {
+    this.#states.set(job.id, Object.freeze({ ...job }));
     // A fresh claim's last event is the claim itself: its lease runs from updatedAt.
     const leaseMs = job.leaseUntil - job.updatedAt;
     if (leaseMs < 1) return;
@@ -339,10 +348,13 @@ export class JobWorker {
     if (held === undefined || held.beating) return;
     held.beating = true;
     try {
-      const extended = await this.#queue.heartbeat(job.id, job.token, leaseMs);
+      const extended = await this.#queue[EXTEND_LEASE](job.id, job.token, leaseMs);
       // Refused: the lease was lost (or the outcome is already recorded); beating on is useless.
-      if (extended) this.#report.heartbeats++;
-      else this.#release(key);
+      if (extended === null) this.#release(key);
+      else {
+        this.#report.heartbeats++;
+        if (this.#states.get(job.id)?.token === job.token) this.#states.set(job.id, Object.freeze({ ...extended }));
+      }
     } catch (error) {
       this.#report.errors++;
       this.#log.error({ ...errorFields(error), id: job.id, token: job.token, owner: this.#owner }, "heartbeat failed");
@@ -350,6 +362,11 @@ export class JobWorker {
     } finally {
       held.beating = false;
     }
+  }
+
+  /** The held states of the jobs whose outcomes a round records. */
+  #heldStates(outcomes: readonly PendingRecord[]): Map<string, ClaimedJob> {
+    return new Map(outcomes.flatMap(({ id }) => (this.#states.has(id) ? [[id, this.#states.get(id) as ClaimedJob]] : [])));
   }
 
   #release(key: string): void {
@@ -376,12 +393,4 @@ export class JobWorker {
   #wakeUp(): void {
     this.#wake?.();
   }
-}
-
-const heldKey = (id: string, token: number): string => `${token}:${id}`;
-
-/** A failure's identifiers as log fields (`failure`, `errorClass`, `errorCode`, `httpStatus`); none for no failure. */
-function failureFields(failure: JobFailure | null): Record<string, unknown> {
-  if (failure === null) return {};
-  return { failure: failure.category, errorClass: failure.errorClass, errorCode: failure.code, httpStatus: failure.status };
 }
