@@ -29,7 +29,6 @@ const CAUGHT_BY: Readonly<Record<string, RegExp>> = {
   "a cancelled lease still finishes": /Got error: \[(b J4|J4 finishMany|decided finish|decided finishMany|cancel never ok)\]/,
   "cancel ignores the note rule": /Got error: \[(cancel VERQ_INVALID_NOTE|decided cancel)\]/,
   "claim ignores the queue limit": /Got error: \[queue limit\]/,
-  "prune takes unfinished jobs": /Got error: \[prune unfinished\]/,
   // A dry run shows which jobs a prune takes only in its result's counts.
   "prune cutoff off by one": /Got error: \[prune (cutoff|result)\]/,
   "prune ignores the cutoff": /Got error: \[prune (cutoff|result)\]/,

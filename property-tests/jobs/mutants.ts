@@ -167,16 +167,9 @@ export const jobMutants: Readonly<Record<string, JobDecider>> = {
       },
     }),
   ),
-  /**
-   * Retention broken: an unfinished job looks done to the prune decision, so a prune deletes a
-   * pending job nobody ran, or a leased one under its worker's feet.
-   * Caught as: enqueue → prune(done>=0): "[prune unfinished] prune(…) removed job-a, which was
-   * pending (token 0)".
-   */
-  "prune takes unfinished jobs": (job, ...commands) =>
-    commands[0]?.type === "job.prune" && (job.state === "pending" || job.state === "leased")
-      ? decideJob({ ...job, state: "done" }, ...commands)
-      : decideJob(job, ...commands),
+  // No mutant lets a prune take an unfinished job: the prune scan offers the machine finished
+  // jobs only (as a claim's search offers pending and leased ones), so no broken decision could
+  // reach one through the store. The machine's `not-finished` refusal is held by core's tests.
   /**
    * Retention broken: the cutoff is exclusive (`updatedAt < cutoff`), so a job finished exactly
    * `doneOlderThan` ago is kept. Caught as: enqueue → claim → finish(ok) → prune(done>=0) in the
