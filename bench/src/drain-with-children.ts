@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import type { PostgresCost } from "./postgres-cost.ts";
 import { startReadyChildren, type ReadyChild } from "./ready-children.ts";
 import { since } from "./scenario.ts";
 
@@ -7,6 +8,13 @@ const PROGRESS_POLL_MS = 5;
 const REMAINING_POLL_MS = 2;
 /** A run that has not drained by then has hung: it fails instead of holding the bench. */
 const GIVE_UP_MS = 600_000;
+
+/** What a child printed last (`until-stopped-child.ts`): its count, its peak RSS, and what its run cost when it measured that. */
+export interface ChildReport {
+  readonly handled: number;
+  readonly peakRssBytes: number;
+  readonly cost?: PostgresCost;
+}
 
 /** The last `handled <n>` a child printed (0 before its first). */
 function lastHandled(output: string): number {
@@ -20,7 +28,7 @@ function lastHandled(output: string): number {
  * (a count in the database) says that every completion has landed: these systems complete in
  * the background, so a handled job is not yet a finished one. Then stops the children (not
  * timed) and checks that they handled exactly `jobs`. A child that fails fails the run; every
- * child is stopped whatever happens.
+ * child is stopped whatever happens. Returns the wall time and each child's report.
  */
 export async function drainWithChildren(
   script: string,
@@ -28,7 +36,7 @@ export async function drainWithChildren(
   count: number,
   jobs: number,
   remaining: () => Promise<number>,
-): Promise<{ wallMs: number }> {
+): Promise<{ wallMs: number; reports: ChildReport[] }> {
   const children = await startReadyChildren(script, argsFor, count);
   let failure: Error | undefined;
   for (const child of children)
@@ -57,12 +65,10 @@ export async function drainWithChildren(
     }
     const wallMs = since(start);
     const outputs = await stopAll();
-    const handled = outputs.reduce(
-      (sum, out) => sum + (JSON.parse(out.trim().split("\n").pop() ?? "") as { handled: number }).handled,
-      0,
-    );
+    const reports = outputs.map((out) => JSON.parse(out.trim().split("\n").pop() ?? "") as ChildReport);
+    const handled = reports.reduce((sum, report) => sum + report.handled, 0);
     if (handled !== jobs) throw new Error(`${count} workers handled ${handled} jobs of ${jobs}`);
-    return { wallMs };
+    return { wallMs, reports };
   } finally {
     if (!stopped) await stopAll().catch(() => undefined);
   }

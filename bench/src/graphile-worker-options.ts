@@ -9,8 +9,18 @@ import { Logger, type RunnerOptions, type TaskList } from "graphile-worker";
 /** The pool type graphile-worker takes as `pgPool`. */
 export type GraphilePool = NonNullable<RunnerOptions["pgPool"]>;
 
+/** One connection of its own, outside any pool. */
+export interface GraphileClient {
+  query(text: string): Promise<{ rows: unknown[] }>;
+  end(): Promise<void>;
+}
+
 interface PgModule {
   Pool: new (config: { connectionString: string; max: number }) => GraphilePool;
+  Client: new (config: { connectionString: string }) => GraphileClient & {
+    connect(): Promise<void>;
+    on(event: "error", listener: () => void): void;
+  };
 }
 
 /** `pg` as graphile-worker resolves it (the bench does not depend on it directly), so that the pool is the one it expects. */
@@ -39,6 +49,14 @@ export async function openGraphilePool(url: string, max: number): Promise<Graphi
   pool.on("connect", (client) => client.on("error", () => {}));
   await pool.query("select 1");
   return pool;
+}
+
+/** A connection of its own on `url` (for a run's progress checks, kept apart from the pool it measures). */
+export async function openGraphileClient(url: string): Promise<GraphileClient> {
+  const client = new (loadPg().Client)({ connectionString: url });
+  client.on("error", () => {});
+  await client.connect();
+  return client;
 }
 
 /** What one graphile-worker runner gets. */

@@ -21,6 +21,8 @@ export const PG_GROUPS = {
   enqueueBulk: "1d. enqueue on PostgreSQL, in bulk",
   oneProcess: `2f. processing on PostgreSQL, concurrency ${CONCURRENCY} in one process`,
   processes: `2g. processing on PostgreSQL, ${PROCESSES} processes on one database`,
+  latency: "3b. enqueue→start latency on PostgreSQL at light load",
+  tableGrowth: "6c. claim-and-finish round on PostgreSQL as the jobs table grows",
 } as const;
 
 /** The server's settings that decide what a commit costs, as `show` reports them. */

@@ -1,8 +1,9 @@
 /**
  * verq's benchmark: every figure of the job lifecycle, the relay and the file consumer, next to
- * raw better-sqlite3, plainjob, BullMQ and pg-boss measured in the same run; and verq on
- * PostgreSQL next to graphile-worker and pg-boss on the same server, with the settings they
- * share printed under the table. Scenarios run in
+ * raw better-sqlite3, verq's own statements replayed on its schema (the schema's limit),
+ * plainjob, BullMQ and pg-boss measured in the same run; and verq on PostgreSQL next to
+ * graphile-worker and pg-boss on the same server, with the settings they share printed under
+ * the table and, for the workers, what each job cost in CPU and round trips. Scenarios run in
  * rounds, interleaved (each round in a rotated order) so that a noisy neighbour hurts every
  * system alike; the table shows the median, min and max of the rounds and, for each baseline,
  * verq's advantage as a ratio (above 1: verq is better).
@@ -12,7 +13,7 @@
  *   pnpm bench --only 2d  # only the groups whose name contains "2d"
  *   pnpm bench --only PostgreSQL  # only verq on PostgreSQL and its baselines
  *
- * The PostgreSQL groups (1c, 1d, 2f, 2g) start worker processes and migrate a schema per run,
+ * The PostgreSQL groups (1c, 1d, 2f, 2g, 3b, 6c) start worker processes and migrate a schema per run,
  * which tiny sizes do not amortise: `--quick` leaves them out unless `--only` names them
  * (`--quick --only PostgreSQL --rounds 1` proves them on their own).
  *
@@ -25,7 +26,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { PG_GROUPS, postgresServerSettings } from "./postgres-settings.ts";
-import { type BenchSize, type Figure, type Scenario } from "./scenario.ts";
+import { isVerqSystem, type BenchSize, type Figure, type Scenario } from "./scenario.ts";
 import { allScenarios } from "./scenarios/index.ts";
 import { checkTargets, type Row } from "./targets.ts";
 
@@ -60,6 +61,8 @@ function format(value: number, unit: string): string {
   if (!Number.isFinite(value)) return "–";
   if (unit.includes("/s")) return Math.round(value).toLocaleString("en");
   if (unit === "bytes/job") return Math.round(value).toLocaleString("en");
+  // A few round trips per hundred jobs: two significant digits, not 0.00.
+  if (value !== 0 && Math.abs(value) < 0.1) return value.toPrecision(2);
   return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
 }
 
@@ -135,7 +138,7 @@ async function main(): Promise<void> {
   for (const row of sorted) {
     const best = bestVerq(rows, row);
     // "direct to the core" is the floor the relay adds to, and `node -e ""` the floor of a CLI start, not competitors: no ratio.
-    const isBaseline = !row.system.startsWith("verq") && !row.system.startsWith("direct") && !row.system.startsWith("node -e");
+    const isBaseline = !isVerqSystem(row.system) && !row.system.startsWith("direct") && !row.system.startsWith("node -e");
     const ratio =
       isBaseline && best !== undefined ? (row.better === "higher" ? best / row.median : row.median / best) : undefined;
     lines.push(
@@ -198,7 +201,7 @@ async function postgresSection(rows: readonly Row[]): Promise<string[]> {
 /** The best verq median among the rows of `row`'s group and figure. */
 function bestVerq(rows: readonly Row[], row: Row): number | undefined {
   const candidates = rows
-    .filter((r) => r.group === row.group && r.figure === row.figure && r.system.startsWith("verq"))
+    .filter((r) => r.group === row.group && r.figure === row.figure && isVerqSystem(r.system))
     .map((r) => r.median);
   if (candidates.length === 0) return undefined;
   return row.better === "higher" ? Math.max(...candidates) : Math.min(...candidates);

@@ -80,3 +80,10 @@ export function percentile(samples: readonly number[], p: number): number {
 
 /** Milliseconds since `start` (from `performance.now()`). */
 export const since = (start: number): number => performance.now() - start;
+
+/**
+ * Whether `system` is verq itself ("verq", "verq (batchSize 8)", "verq on PostgreSQL"), whose
+ * rows the baselines are compared with; "verq's statements replayed (schema limit)" runs none of
+ * verq's code and is a baseline.
+ */
+export const isVerqSystem = (system: string): boolean => /^verq(\s|$)/.test(system);

@@ -19,10 +19,14 @@ export async function readyThenGo(): Promise<void> {
 
 /**
  * Prints `handled <n>` every few milliseconds while `handled()` grows, and on SIGTERM runs
- * `stop` (the system's graceful shutdown), prints `{ handled, peakRssBytes }` and exits with 0
- * (or with 1 when `stop` fails).
+ * `stop` (the system's graceful shutdown), prints `{ handled, peakRssBytes }` with what
+ * `more()` adds (taken before `stop`) and exits with 0 (or with 1 when `stop` fails).
  */
-export function reportUntilStopped(handled: () => number, stop: () => Promise<void>): void {
+export function reportUntilStopped(
+  handled: () => number,
+  stop: () => Promise<void>,
+  more: () => Record<string, unknown> = () => ({}),
+): void {
   let printed = -1;
   const progress = setInterval(() => {
     const now = handled();
@@ -30,9 +34,10 @@ export function reportUntilStopped(handled: () => number, stop: () => Promise<vo
   }, PROGRESS_MS);
   process.once("SIGTERM", () => {
     clearInterval(progress);
+    const extra = more();
     stop().then(
       () => {
-        const report = { handled: handled(), peakRssBytes: process.resourceUsage().maxRSS * 1024 };
+        const report = { handled: handled(), peakRssBytes: process.resourceUsage().maxRSS * 1024, ...extra };
         process.stdout.write(`${JSON.stringify(report)}\n`, () => process.exit(0));
       },
       (error: unknown) => {

@@ -20,6 +20,12 @@ it("`pnpm bench --quick` prints one table with every figure, the baselines and t
   for (const group of ["1a.", "1b.", "2a.", "2b.", "2c.", "2d.", "2e.", "3.", "4a.", "4b.", "5.", "6a.", "6b.", "7."]) {
     expect(table, `a row for figure group ${group}`).toMatch(new RegExp(`\\n\\| ${group.replace(".", "\\.")} [^|]*\\| verq`));
   }
+  for (const group of ["2a.", "2b."]) {
+    const replay = new RegExp(
+      `\\n\\| ${group.replace(".", "\\.")} [^|]*\\| verq's statements replayed \\(schema limit\\) \\| \\d[^\\n]*\\| \\d+\\.\\d\\d× \\|`,
+    );
+    expect(table, `the schema-limit replay in ${group}, with verq's ratio to it`).toMatch(replay);
+  }
   for (const baseline of ["raw better-sqlite3", "plainjob", "BullMQ", "pg-boss"]) {
     const measured = new RegExp(`\\| ${baseline} \\| (?!not measured)`).test(table);
     if (requireServices) expect(measured, `${baseline} measured`).toBe(true);
@@ -29,6 +35,10 @@ it("`pnpm bench --quick` prints one table with every figure, the baselines and t
       );
   }
   expect(table).toMatch(/Targets \(verq on SQLite unless the line says PostgreSQL, in this run\):/);
+  for (const target of ["2a lifecycle", "2b lifecycle", "2c processing"])
+    expect(table, `the target line of ${target}`).toMatch(
+      new RegExp(`\\n- ${target}[^\\n]*: [\\d.]+× [^\\n]* — (met|MISSED)\\n`),
+    );
   expect(table).not.toMatch(/Failed scenarios/);
   expect(table).not.toMatch(/\| (NaN|–) \|/);
 }, 300_000);

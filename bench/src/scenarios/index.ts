@@ -7,7 +7,9 @@ import { pgBossScenarios } from "./pg-boss.ts";
 import { plainjobScenarios } from "./plainjob.ts";
 import { rawSqliteScenarios } from "./raw-sqlite.ts";
 import { relayScenarios } from "./relay.ts";
+import { schemaReplayScenarios } from "./schema-replay.ts";
 import { verqJobScenarios } from "./verq-jobs.ts";
+import { verqPostgresGrowthScenarios } from "./verq-postgres-growth.ts";
 import { verqPostgresScenarios } from "./verq-postgres.ts";
 
 /** Every scenario of the run, verq first, then the baselines. */
@@ -15,10 +17,12 @@ export function allScenarios(): Scenario[] {
   return [
     ...verqJobScenarios(),
     ...verqPostgresScenarios(),
+    ...verqPostgresGrowthScenarios(),
     ...relayScenarios(),
     ...fileScenarios(),
     ...cliStartScenarios(),
     ...rawSqliteScenarios(),
+    ...schemaReplayScenarios(),
     ...plainjobScenarios(),
     ...bullmqScenarios(),
     ...pgBossScenarios(),

@@ -11,12 +11,12 @@
  * - 3: one job sent every 5 ms while that worker runs; per job, the time from just before
  *   `send` to the start of the handler; p50 and p99.
  *
- * The rows of 1a, 1b and 2d stand beside verq on SQLite (its embedded default) and also, in
- * 1c, 1d and 2f, beside verq on PostgreSQL. How the worker fetches (and why it calls
+ * The rows of 1a, 1b, 2d and 3 stand beside verq on SQLite (its embedded default) and also, in
+ * 1c, 1d, 2f and 3b, beside verq on PostgreSQL. How the worker fetches (and why it calls
  * `notifyWorker`) is in `pg-boss-worker.ts`; the `settings` strings say so.
  *
- * Each run starts pg-boss (a pool of `POOL_SIZE`) on a bench-only schema, dropped before and
- * after, with a fresh queue, and stops pg-boss gracefully, closing its pool.
+ * Each run starts pg-boss (a pool of `POOL_SIZE`) on a bench-only schema of this process,
+ * dropped before and after, with a fresh queue, and stops pg-boss gracefully, closing its pool.
  */
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -35,7 +35,8 @@ import { BATCH_SIZE, startWorker, WORKER, type JobData } from "../pg-boss-worker
 import { lower, perSecond, percentile, since } from "../scenario.ts";
 import type { BenchSize, Figure, Scenario } from "../scenario.ts";
 
-const SCHEMA = "verq_bench_pgboss";
+/** A schema of this process's own: two benches on one server (two checkouts) must not drop each other's. */
+const SCHEMA = `verq_bench_pgboss_${process.pid}`;
 const BULK = 1_000;
 const LATENCY_GAP_MS = 5;
 /** How often the run checks whether the last `complete` calls have landed. */
@@ -216,6 +217,7 @@ export function pgBossScenarios(): Scenario[] {
     },
     {
       group: "3. enqueue→start latency at light load",
+      alsoIn: [PG_GROUPS.latency],
       system,
       postgres: oneProcess,
       get settings() {

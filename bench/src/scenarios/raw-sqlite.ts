@@ -9,8 +9,8 @@ import { lower, perSecond, since, type BenchSize, type Scenario } from "../scena
 
 const DURABILITY = "WAL, synchronous=NORMAL (as verq)";
 
-function openRaw(dir: string) {
-  const file = freshDb(dir, "raw");
+/** The minimal job table in a new SQLite `file`, with its statements prepared. */
+export function openRaw(file: string) {
   const db = new Database(file);
   db.pragma("journal_mode = wal");
   db.pragma("synchronous = normal");
@@ -25,47 +25,41 @@ function openRaw(dir: string) {
   return { db, file, insert, claim, finish, immediate };
 }
 
-/** One lifecycle per job, each step its own committed transaction (insert, claim, finish). */
-async function perCommitLifecycle(size: BenchSize): Promise<number> {
-  const raw = openRaw(size.dir);
+/**
+ * `jobs` lifecycles on the minimal table: insert, claim and finish of `batch` jobs, each step
+ * its own committed transaction; returns the milliseconds it took.
+ */
+export function rawLifecycles(raw: ReturnType<typeof openRaw>, jobs: number, batch: number): number {
   const start = performance.now();
-  for (let i = 0; i < size.jobs; i++) {
+  for (let done = 0; done < jobs; done += batch) {
     const now = Date.now();
-    raw.immediate(() => raw.insert.run(JSON.stringify({ quantity: i }), now));
-    const [job] = raw.immediate(() => raw.claim.all(now + 30_000, now, 1)) as { id: number; token: number }[];
-    if (job === undefined) throw new Error("raw: nothing to claim");
-    raw.immediate(() => raw.finish.run(job.id, job.token));
-  }
-  const ms = since(start);
-  raw.db.close();
-  await Promise.resolve();
-  return ms;
-}
-
-/** The same lifecycle, 100 jobs per transaction for each step. */
-function batchedLifecycle(size: BenchSize): { ms: number; bytes: number } {
-  const raw = openRaw(size.dir);
-  const start = performance.now();
-  for (let done = 0; done < size.jobs; done += 100) {
-    const now = Date.now();
-    const n = Math.min(100, size.jobs - done);
+    const n = Math.min(batch, jobs - done);
     raw.immediate(() => {
       for (let i = 0; i < n; i++) raw.insert.run(JSON.stringify({ quantity: done + i }), now);
     });
-    const jobs = raw.immediate(() => raw.claim.all(now + 30_000, now, n)) as { id: number; token: number }[];
+    const claimed = raw.immediate(() => raw.claim.all(now + 30_000, now, n)) as { id: number; token: number }[];
+    if (claimed.length !== n) throw new Error("raw: a claim found fewer jobs than it inserted");
     raw.immediate(() => {
-      for (const job of jobs) raw.finish.run(job.id, job.token);
+      for (const job of claimed) raw.finish.run(job.id, job.token);
     });
   }
-  const ms = since(start);
-  raw.db.pragma("wal_checkpoint(TRUNCATE)");
-  const bytes = bytesOnDisk(raw.file) / size.jobs;
-  raw.db.close();
-  return { ms, bytes };
+  return since(start);
+}
+
+/** The lifecycles of `size.jobs` jobs, `batch` per transaction; the bytes per job after a checkpoint. */
+function lifecycles(size: BenchSize, batch: number): { ms: number; bytes: number } {
+  const raw = openRaw(freshDb(size.dir, "raw"));
+  try {
+    const ms = rawLifecycles(raw, size.jobs, batch);
+    raw.db.pragma("wal_checkpoint(TRUNCATE)");
+    return { ms, bytes: bytesOnDisk(raw.file) / size.jobs };
+  } finally {
+    raw.db.close();
+  }
 }
 
 function enqueueRate(size: BenchSize, perTransaction: number): number {
-  const raw = openRaw(size.dir);
+  const raw = openRaw(freshDb(size.dir, "raw"));
   const start = performance.now();
   for (let done = 0; done < size.jobs; done += perTransaction) {
     const now = Date.now();
@@ -98,19 +92,19 @@ export function rawSqliteScenarios(): Scenario[] {
       group: "2a. lifecycle, each step its own commit",
       system,
       settings: `insert, claim, finish: three transactions per job; ${DURABILITY}`,
-      run: async (size) => ({ "jobs/s": perSecond(size.jobs, await perCommitLifecycle(size)) }),
+      run: (size) => Promise.resolve({ "jobs/s": perSecond(size.jobs, lifecycles(size, 1).ms) }),
     },
     {
       group: "2b. lifecycle, 100 jobs per transaction",
       system,
       settings: `insert, claim, finish of 100 jobs: three transactions per 100 jobs; ${DURABILITY}`,
-      run: (size) => Promise.resolve({ "jobs/s": perSecond(size.jobs, batchedLifecycle(size).ms) }),
+      run: (size) => Promise.resolve({ "jobs/s": perSecond(size.jobs, lifecycles(size, 100).ms) }),
     },
     {
       group: "7. bytes on disk per job lifecycle",
       system,
       settings: "after the batched lifecycle and a WAL checkpoint; no history kept (done rows only)",
-      run: (size) => Promise.resolve({ "bytes/job": lower(batchedLifecycle(size).bytes, "bytes/job") }),
+      run: (size) => Promise.resolve({ "bytes/job": lower(lifecycles(size, 100).bytes, "bytes/job") }),
     },
   ];
 }

@@ -6,6 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { JobQueue, JobWorker, openStore, type VerqStore } from "@verq/store";
+import type { PostgresCost } from "../postgres-cost.ts";
 import { startReadyChildren } from "../ready-children.ts";
 import { bytesOnDisk, freshDb, jobId } from "../sqlite-files.ts";
 import { lower, percentile, perSecond, since, type BenchSize, type Figure, type Scenario } from "../scenario.ts";
@@ -92,11 +93,12 @@ async function workerRate(size: BenchSize, concurrency: number, batchSize: numbe
   });
 }
 
-/** What one worker process reports. */
+/** What one worker process reports (on PostgreSQL, with what its drain cost). */
 export interface ChildResult {
   readonly ok: number;
   readonly ms: number;
   readonly peakRssBytes: number;
+  readonly cost?: PostgresCost;
 }
 
 /**
@@ -146,32 +148,36 @@ async function peakMemory(size: BenchSize): Promise<Record<string, Figure>> {
   return { [`peak RSS MB (${jobs.toLocaleString("en")} jobs)`]: lower(result.peakRssBytes / 1e6, "MB") };
 }
 
-/** Enqueue one job every 5 ms with a worker running in the same process; time from enqueue to the send. */
-async function latency(size: BenchSize): Promise<Record<string, Figure>> {
-  return withQueue(size, "verq-latency", async (queue) => {
-    const count = size.quick ? 100 : 1_000;
-    const enqueuedAt = new Map<string, number>();
-    const samples: number[] = [];
-    const worker = new JobWorker(queue, {
-      owner: "w",
-      concurrency: 8,
-      sender: (job) => {
-        const at = enqueuedAt.get(job.id);
-        if (at !== undefined) samples.push(performance.now() - at);
-        return true;
-      },
-    });
-    worker.start();
-    for (let i = 0; i < count; i++) {
-      const id = jobId("lat", i);
-      enqueuedAt.set(id, performance.now());
-      await queue.enqueue({ id, payload: { quantity: i } });
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    while (samples.length < count) await new Promise((resolve) => setTimeout(resolve, 5));
-    await worker.stop();
-    return { "p50 ms": lower(percentile(samples, 50), "ms"), "p99 ms": lower(percentile(samples, 99), "ms") };
+/** The gap between two enqueues of the latency figures (3, 3b). */
+export const LATENCY_GAP_MS = 5;
+
+/**
+ * Enqueue→start latency at light load on `queue`: one job every `LATENCY_GAP_MS` ms with a
+ * `JobWorker` (concurrency 8) running in the same process, woken by the enqueue; per job, the
+ * time from just before `enqueue` to its send; p50 and p99 of `count` jobs.
+ */
+export async function enqueueToStart(queue: JobQueue, count: number): Promise<Record<string, Figure>> {
+  const enqueuedAt = new Map<string, number>();
+  const samples: number[] = [];
+  const worker = new JobWorker(queue, {
+    owner: "w",
+    concurrency: 8,
+    sender: (job) => {
+      const at = enqueuedAt.get(job.id);
+      if (at !== undefined) samples.push(performance.now() - at);
+      return true;
+    },
   });
+  worker.start();
+  for (let i = 0; i < count; i++) {
+    const id = jobId("lat", i);
+    enqueuedAt.set(id, performance.now());
+    await queue.enqueue({ id, payload: { quantity: i } });
+    await new Promise((resolve) => setTimeout(resolve, LATENCY_GAP_MS));
+  }
+  while (samples.length < count) await new Promise((resolve) => setTimeout(resolve, LATENCY_GAP_MS));
+  await worker.stop();
+  return { "p50 ms": lower(percentile(samples, 50), "ms"), "p99 ms": lower(percentile(samples, 99), "ms") };
 }
 
 /**
@@ -274,8 +280,8 @@ export function verqJobScenarios(): Scenario[] {
     {
       group: "3. enqueue→start latency at light load",
       system,
-      settings: "one job every 5 ms; JobWorker concurrency 8 in the enqueuing process (woken by the enqueue)",
-      run: (size) => latency(size),
+      settings: `one job every ${LATENCY_GAP_MS} ms; JobWorker concurrency 8 in the enqueuing process (woken by the enqueue)`,
+      run: (size) => withQueue(size, "verq-latency", (queue) => enqueueToStart(queue, size.quick ? 100 : 1_000)),
     },
     {
       group: "6a. worker peak memory",
