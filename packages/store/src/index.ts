@@ -2,7 +2,7 @@ export type { SqliteOptions } from "./dialect/sqlite-options.ts";
 export type { PostgresOptions } from "./dialect/postgres-options.ts";
 export { isPostgresUrl } from "./dialect/postgres-url.ts";
 export type { StoreDialect } from "./dialect/store-dialect.ts";
-export type { BatchColumnType, Statements } from "./dialect/statements.ts";
+export type { BatchColumnType, BatchText, BatchValue, Statements } from "./dialect/statements.ts";
 export type { HotPath } from "./dialect/hot-path.ts";
 export type { ErrorClassifier } from "./dialect/error-classifier.ts";
 export type { EventPositions, PositionMark } from "./dialect/event-positions.ts";

@@ -249,11 +249,11 @@ async function openPostgresStore(options: PostgresStoreOptions): Promise<VerqSto
   // Loaded only for PostgreSQL: a SQLite store never loads pg.
   const { ensureSchema, openPostgres, requireSchema, unreachable } = await import("./dialect/postgres-connection.ts");
   const { postgresWakeups } = await import("./dialect/postgres-wakeups.ts");
-  const { db, clientConfig } = await openPostgres(options);
+  const { db, clientConfig, prepared } = await openPostgres(options);
   // Wake-ups reach the stores that see the same tables: those with the same search path.
   const { rows } = await sql<{ path: string }>`select current_setting('search_path') as path`.execute(db);
   const scope = rows[0]?.path ?? "";
-  const dialect = postgresStoreDialect(postgresWakeups(clientConfig, scope));
+  const dialect = postgresStoreDialect(postgresWakeups(clientConfig, scope), prepared);
   const where = describePostgresUrl(options.url);
   const create = options.create !== false;
   try {

@@ -66,7 +66,7 @@ describe("[sqlite] the hot path runs only on the store's own open transaction", 
 
 for (const engine of ENGINES.filter((e) => e === "postgres")) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}]`, () => {
-    it("has no hot path: every statement is a round trip, a batch one multi-row statement", async () => {
+    it("has no hot path: every statement is a round trip, a batch one statement over arrays", async () => {
       expect((await open(engine)).dialect.statements.hotPath).toBeUndefined();
     });
   });

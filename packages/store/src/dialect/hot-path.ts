@@ -7,9 +7,9 @@ import type { VerqDatabase } from "../schema.ts";
  * as arrays: the embedded engine's hot path. Only for a transaction that {@link holds} says is
  * this store's and still open (a statement run any other time would land in whatever
  * transaction holds the connection then); callers otherwise take the ordinary Kysely path.
- * Statement texts come from Kysely (`compile()`) or the dialect's batch VALUES, so they are the
- * dialect's own. Writes stay multi-row statements: measured, one prepared statement per row was
- * no faster for updates and slower for inserts (18 values bound a call).
+ * Statement texts come from Kysely (`compile()`) or the dialect's batches (VALUES lists), so
+ * they are the dialect's own. Writes stay multi-row statements: measured, one prepared statement
+ * per row was no faster for updates and slower for inserts (18 values bound a call).
  */
 export interface HotPath {
   /** Marks `trx` as the open transaction of this store that holds the connection (the store calls it). */

@@ -5,6 +5,7 @@ import type { VerqDatabase } from "../schema.ts";
 import type { PostgresOptions } from "./postgres-options.ts";
 import { postgresCode } from "./postgres-errors.ts";
 import { SearchPathPostgresDialect } from "./postgres-introspector.ts";
+import { preparedStatements, preparingPool, type PreparedStatements } from "./postgres-prepared.ts";
 import { describePostgresUrl, isPostgresUrl } from "./postgres-url.ts";
 import { storeNotInitialized } from "../store-open-errors.ts";
 
@@ -59,18 +60,22 @@ export function unreachable(url: string, error: unknown): VerqError {
   );
 }
 
-/** The pool, the Kysely instance over it, and the configuration of one more connection like the pool's. */
+/**
+ * The pool, the Kysely instance over it, the configuration of one more connection like the
+ * pool's, and the statements its connections keep prepared.
+ */
 export interface PostgresHandles {
   readonly pool: pg.Pool;
   readonly db: Kysely<VerqDatabase>;
   readonly clientConfig: pg.ClientConfig;
+  readonly prepared: PreparedStatements;
 }
 
 /**
  * Opens a pool on the PostgreSQL database of `options.url`, with verq's tables in
  * `options.schema` when given, and checks that one connection works: a malformed URL, a server
  * that cannot be reached or one that refuses the user is `VERQ_STORE_UNREACHABLE`; a bad schema
- * name or pool size `VERQ_INVALID_ARGUMENT`. Nothing is created here.
+ * name, pool size or `preparedStatements` `VERQ_INVALID_ARGUMENT`. Nothing is created here.
  */
 export async function openPostgres(options: PostgresOptions): Promise<PostgresHandles> {
   if (!isPostgresUrl(options.url) || !URL.canParse(options.url)) {
@@ -86,6 +91,8 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresHa
   if (!Number.isInteger(poolSize) || poolSize < 1) {
     throw new VerqError("VERQ_INVALID_ARGUMENT", "poolSize must be a whole number of at least 1");
   }
+  const named = options.preparedStatements ?? true;
+  if (typeof named !== "boolean") throw new VerqError("VERQ_INVALID_ARGUMENT", "preparedStatements must be true or false");
   const clientConfig: pg.ClientConfig = {
     connectionString: options.url,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
@@ -99,14 +106,15 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresHa
   // drops the connection.
   pool.on("error", () => {});
   pool.on("connect", (client) => client.on("error", () => {}));
-  const db = new Kysely<VerqDatabase>({ dialect: new SearchPathPostgresDialect({ pool }) });
+  const prepared = preparedStatements(named);
+  const db = new Kysely<VerqDatabase>({ dialect: new SearchPathPostgresDialect({ pool: preparingPool(pool, prepared) }) });
   try {
     await sql`select 1`.execute(db);
   } catch (error) {
     await db.destroy();
     throw unreachable(options.url, error);
   }
-  return { pool, db, clientConfig };
+  return { pool, db, clientConfig, prepared };
 }
 
 /** Creates `schema` if it is missing (on first open, under the migration lock). */

@@ -4,54 +4,52 @@ import type { VerqDatabase } from "../schema.ts";
 import type { MigrationSupport } from "./migration-support.ts";
 import { postgresErrors } from "./postgres-errors.ts";
 import { postgresPositions } from "./postgres-positions.ts";
-import type { BatchColumnType, Statements } from "./statements.ts";
+import { postgresBatch } from "./postgres-batches.ts";
+import type { PreparedStatements } from "./postgres-prepared.ts";
+import type { Statements } from "./statements.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import type { Wakeups } from "./wakeups.ts";
 
 /** The advisory lock key of verq's migrations: "verq" in ASCII. */
 const MIGRATION_LOCK_KEY = 0x76657271;
 
-const placeholderCache = new Map<string, string>();
-
-/** How PostgreSQL runs the store's statements: several writers at once, each statement a round trip. */
-export const postgresStatements: Statements = {
-  // `($1::text, $2::bigint), ($3::text, $4::bigint)`: typed, since an untyped VALUES column is text.
-  batchValues(rows: number, types: readonly BatchColumnType[]): string {
-    const key = `${rows}x${types.join(",")}`;
-    let text = placeholderCache.get(key);
-    if (text === undefined) {
-      const parts: string[] = [];
-      let n = 0;
-      for (let r = 0; r < rows; r++) parts.push(`(${types.map((t) => `$${++n}::${t}`).join(", ")})`);
-      text = parts.join(", ");
-      if (placeholderCache.size > 1_000) placeholderCache.clear();
-      placeholderCache.set(key, text);
-    }
-    return text;
-  },
-  // PostgreSQL binds at most 65,535 parameters a statement.
-  maxParameters: 60_000,
-  // A failed statement aborts a PostgreSQL transaction; a savepoint keeps the rest of it.
-  async isolated<T>(trx: Kysely<VerqDatabase>, work: () => Promise<T>): Promise<T> {
-    await sql`savepoint verq_isolated`.execute(trx);
-    try {
-      const result = await work();
-      await sql`release savepoint verq_isolated`.execute(trx);
-      return result;
-    } catch (error) {
-      await sql`rollback to savepoint verq_isolated`.execute(trx);
-      throw error;
-    }
-  },
-  async exclusive(trx: Kysely<VerqDatabase>, topic: string): Promise<void> {
-    await sql`select pg_advisory_xact_lock(hashtext(${topic}))`.execute(trx);
-  },
-  claimLockSuffix: "for update skip locked",
-  async beforeClaim(trx: Kysely<VerqDatabase>): Promise<void> {
-    await sql`set local enable_sort = off`.execute(trx);
-  },
-  jsonText: (column, key) => sql<string | null>`(${sql.ref(column)}::json ->> ${sql.lit(key)})`,
-};
+/**
+ * How PostgreSQL runs the store's statements: several writers at once, each statement a round
+ * trip. The hot path's statements have one text whatever their number of values (arrays bound
+ * as one parameter each), which `prepared` names, so that each connection parses and plans them
+ * once.
+ */
+export function postgresStatements(prepared: PreparedStatements): Statements {
+  return {
+    batch: (types, rows, statement) => postgresBatch(types, rows, statement, (text) => prepared.declare(text)),
+    fixed(query) {
+      prepared.declare(query.sql);
+      return query;
+    },
+    isOneOf: (expression, values) => sql<boolean>`${sql.raw(expression)} = any(${values}::text[])`,
+    claimLimit: (n) => sql`${n}`,
+    // A failed statement aborts a PostgreSQL transaction; a savepoint keeps the rest of it.
+    async isolated<T>(trx: Kysely<VerqDatabase>, work: () => Promise<T>): Promise<T> {
+      await sql`savepoint verq_isolated`.execute(trx);
+      try {
+        const result = await work();
+        await sql`release savepoint verq_isolated`.execute(trx);
+        return result;
+      } catch (error) {
+        await sql`rollback to savepoint verq_isolated`.execute(trx);
+        throw error;
+      }
+    },
+    async exclusive(trx: Kysely<VerqDatabase>, topic: string): Promise<void> {
+      await sql`select pg_advisory_xact_lock(hashtext(${topic}))`.execute(trx);
+    },
+    claimLockSuffix: "for update skip locked",
+    async beforeClaim(trx: Kysely<VerqDatabase>): Promise<void> {
+      await sql`set local enable_sort = off`.execute(trx);
+    },
+    jsonText: (column, key) => sql<string | null>`(${sql.ref(column)}::json ->> ${sql.lit(key)})`,
+  };
+}
 
 /** PostgreSQL's side of the migrations: an advisory lock around the first open, and the current schema's bookkeeping. */
 export const postgresMigrations: MigrationSupport = {
@@ -80,11 +78,15 @@ export const postgresMigrations: MigrationSupport = {
   parts: postgresMigrationParts,
 };
 
-/** The PostgreSQL dialect of one store, whose `wakeups` are its LISTEN/NOTIFY channel (see postgres-wakeups.ts). */
-export function postgresStoreDialect(wakeups: Wakeups): StoreDialect {
+/**
+ * The PostgreSQL dialect of one store, whose `wakeups` are its LISTEN/NOTIFY channel (see
+ * postgres-wakeups.ts) and whose fixed statements run as `prepared` names them (see
+ * postgres-prepared.ts).
+ */
+export function postgresStoreDialect(wakeups: Wakeups, prepared: PreparedStatements): StoreDialect {
   return {
     name: "postgres",
-    statements: postgresStatements,
+    statements: postgresStatements(prepared),
     errors: postgresErrors,
     positions: postgresPositions,
     wakeups,

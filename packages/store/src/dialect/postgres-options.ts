@@ -14,4 +14,12 @@ export interface PostgresOptions {
   readonly poolSize?: number;
   /** How long to wait for a connection before `VERQ_STORE_UNREACHABLE`, in ms (default 10 000). */
   readonly connectTimeoutMs?: number;
+  /**
+   * Whether the job hot path's statements run as named prepared statements, parsed and planned
+   * once per connection (default `true`). Each has one text whatever its batch size. Set `false`
+   * behind a connection pooler that hands each transaction another server connection (PgBouncer
+   * in transaction mode without `max_prepared_statements`), where a statement prepared on one
+   * connection is unknown on the next: the same texts then run unnamed, planned on every run.
+   */
+  readonly preparedStatements?: boolean;
 }

@@ -4,27 +4,19 @@ import type { EventPositions } from "./event-positions.ts";
 import type { HotPath } from "./hot-path.ts";
 import type { MigrationSupport } from "./migration-support.ts";
 import { sqliteErrors } from "./sqlite-errors.ts";
-import type { BatchColumnType, Statements } from "./statements.ts";
+import { sqliteBatch } from "./sqlite-batches.ts";
+import type { Statements } from "./statements.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import { localWakeups } from "./wakeups.ts";
 
-const placeholderCache = new Map<string, string>();
-
 /** How SQLite runs the store's statements: one writer, which holds the whole database. */
 export const sqliteStatements: Statements = {
-  // `(?, ?), (?, ?)`, cached: each batch size has one statement text, which the store's statement cache prepares once.
-  batchValues(rows: number, types: readonly BatchColumnType[]): string {
-    const key = `${rows}x${types.length}`;
-    let text = placeholderCache.get(key);
-    if (text === undefined) {
-      const row = `(${types.map(() => "?").join(", ")})`;
-      text = Array.from({ length: rows }, () => row).join(", ");
-      placeholderCache.set(key, text);
-    }
-    return text;
-  },
-  // Well under SQLite's 32,766.
-  maxParameters: 32_000,
+  batch: sqliteBatch,
+  // Its hot path keeps every statement it runs prepared by text.
+  fixed: (query) => query,
+  isOneOf: (expression, values) => sql<boolean>`${sql.raw(expression)} in (${sql.join(values)})`,
+  // A power of two written into the text (see Statements.claimLimit).
+  claimLimit: (n) => sql.raw(String(2 ** Math.ceil(Math.log2(Math.max(1, n))))),
   // SQLite undoes only the failed statement; the transaction goes on.
   isolated: (_trx, work) => work(),
   // BEGIN IMMEDIATE already holds the single write lock.

@@ -1,28 +1,85 @@
-import type { Kysely, RawBuilder } from "kysely";
+import type { CompiledQuery, Kysely, RawBuilder } from "kysely";
 import type { VerqDatabase } from "../schema.ts";
 import type { HotPath } from "./hot-path.ts";
 
-/** The SQL type of a column of a batch row (see {@link Statements.batchValues}). */
+/** The SQL type of a column of a batch row (see {@link Statements.batch}). */
 export type BatchColumnType = "text" | "integer" | "bigint" | "numeric";
 
+/** A bound value of a batch row. */
+export type BatchValue = string | number | null;
+
 /**
- * How an engine runs the store's statements and transactions: the text of a batch, how many
- * values one statement may bind, the statement that may fail without ending its transaction,
+ * The rows of one statement of a batch (see {@link Statements.batch}), in the parts a statement
+ * is written with; a statement uses those it needs. Every part binds the values (never splices
+ * them in), and their columns keep their SQL types.
+ */
+export interface BatchText {
+  /** The rows as the source of an INSERT, in row order: `values (?, ?), (?, ?)` on SQLite; `select * from unnest($1::text[], $2::bigint[])` on PostgreSQL. */
+  readonly rows: string;
+  /** The rows as a FROM item named `alias`, whose columns are `column1`, `column2`, …: `(values …) as v` on SQLite; `unnest(…) as v(column1, column2)` on PostgreSQL. */
+  table(alias: string): string;
+  /**
+   * A condition: `expression` (a key of the table read) is one of the values of a batch of one
+   * column: `expression in (values (?), (?))` on SQLite; on PostgreSQL `expression = any(…)` of
+   * the array as a subquery, whose length the planner does not see, so that it reaches the rows
+   * through the key's index whatever the table's statistics say (see postgres-batches.ts).
+   */
+  contains(expression: string): string;
+  /**
+   * A condition that joins the table a statement reads or writes to the batch: `expression` (a
+   * key of that table) equals column `column` (from 1) of the batch's FROM item `alias`. On
+   * PostgreSQL it also says that `expression` is one of that column's values, as
+   * {@link contains} does, so that the table is read through the key's index: a join alone is
+   * planned as a hash join over a scan of the whole table once the batch is large for the table.
+   */
+  matches(expression: string, alias: string, column: number): string;
+}
+
+/**
+ * How an engine runs the store's statements and transactions: the statements of a batch, which
+ * statements it may keep prepared, the statement that may fail without ending its transaction,
  * the section only one transaction at a time may run, and how a claim locks its candidates.
  */
 export interface Statements {
   /**
-   * The `(…), (…)` of a multi-row VALUES list of `rows` rows with these column types, with
-   * placeholders only (the values are bound, never spliced in): `(?, ?)` on SQLite, typed
-   * `($1::text, $2::bigint)` on PostgreSQL, where an untyped VALUES column would be text.
-   * Placeholders are numbered from 1 in row order.
+   * The statements of a batch of `rows` whose columns have the SQL `types`, each written by
+   * `statement` around the {@link BatchText} of its rows, in row order. SQLite: multi-row VALUES
+   * lists of at most 500 rows (fewer where its 32,000 parameters a statement run out), one text
+   * per row count, which its hot path keeps prepared by text. PostgreSQL: one array a column
+   * (`unnest`, `= any`), at most 1,000 rows a statement and one text whatever their number,
+   * {@link fixed}. Every row has one value per column.
    */
-  batchValues(rows: number, types: readonly BatchColumnType[]): string;
-  /** Bound parameters one statement may carry. */
-  readonly maxParameters: number;
+  batch(
+    types: readonly BatchColumnType[],
+    rows: readonly (readonly BatchValue[])[],
+    statement: (text: BatchText) => string,
+  ): Iterable<CompiledQuery>;
+  /**
+   * `query`, declared one of the hot path's fixed statements: its text is the same whatever its
+   * values (no list of as many placeholders as values, no value written into the text). PostgreSQL
+   * runs such a text as a named prepared statement, parsed and planned once per connection
+   * (unless the store was opened with `preparedStatements: false`); SQLite takes it as it is,
+   * since its hot path keeps every statement it runs prepared by text. Returns `query`.
+   */
+  fixed(query: CompiledQuery): CompiledQuery;
+  /**
+   * A condition: `expression` is one of the text `values`, written with one text whatever their
+   * number where the engine can: `expression = any($1::text[])` on PostgreSQL;
+   * `expression in (?, ?)` on SQLite, which has no arrays (and no text is false there: `in ()`).
+   * `expression` is the store's own SQL, written as it is (never a caller's value).
+   */
+  isOneOf(expression: string, values: readonly string[]): RawBuilder<boolean>;
+  /**
+   * The LIMIT of a claim's candidate SELECT, for at least `n` rows (a caller drops any beyond
+   * `n`): bound on PostgreSQL. SQLite (built with STAT4, as better-sqlite3 is) re-prepares a
+   * statement on every execution whose LIMIT is a bound parameter, which cost about ten times the
+   * query itself: there it is the next power of two, written into the text, so that the number
+   * of distinct texts stays small.
+   */
+  claimLimit(n: number): RawBuilder<unknown>;
   /**
    * SQLite's synchronous statements on the transaction's connection ({@link HotPath}); absent on
-   * PostgreSQL, where every statement is a round trip and a batch is one multi-row statement.
+   * PostgreSQL, where every statement is a round trip, and a batch one statement over arrays.
    */
   readonly hotPath?: HotPath;
   /**

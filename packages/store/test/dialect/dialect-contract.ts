@@ -64,12 +64,19 @@ async function scratchTable(store: VerqStore, name = "contract_rows"): Promise<v
 }
 
 const insertKey = (db: Db, k: string, u: string = k) => sql`insert into contract_rows (k, u) values (${k}, ${u})`.execute(db);
+/** Runs every query of a batch and returns all their rows. */
+async function executeAll(store: VerqStore, queries: Iterable<CompiledQuery>): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  for (const query of queries) rows.push(...(await untyped(store).executeQuery<Record<string, unknown>>(query)).rows);
+  return rows;
+}
+
 const keys = async (db: Db) =>
   (await sql<{ k: string }>`select k from contract_rows order by k`.execute(db)).rows.map((row) => row.k);
 
 /**
  * The contract every store dialect must meet, each capability checked on its own on real
- * databases of `engine`: statements and transactions (batch VALUES, the parameter limit, the hot
+ * databases of `engine`: statements and transactions (batches and their splitting, key sets, the hot
  * path, the isolated statement, the exclusive section, the claim lock), error classification
  * (unique violations, busy and deadlocked transactions, full and damaged databases), event
  * positions with a transaction in flight, wake-ups, maintenance and the migration lock.
@@ -96,57 +103,122 @@ export function dialectContract(engine: DialectEngine): void {
 
   // Statements and transactions.
 
-  it("statements: batch VALUES binds every column type and keeps it typed, in row order", async () => {
+  it("statements: a batch binds every column type and keeps it typed, in row order, as INSERT rows, a FROM item, a key set and a join", async () => {
     const store = await open();
     await scratchTable(store);
     const { statements } = dialectOf(store);
     const types: BatchColumnType[] = ["text", "integer", "bigint", "numeric"];
     const rows: (string | number | null)[][] = [
       ["plain", 0, 0, 0],
-      ['it\'s "quoted" ; -- not SQL', -2_147_483_648, Number.MAX_SAFE_INTEGER, 12.5],
+      ['it\'s "quoted" ; -- not SQL, {braced}, back\\slash', -2_147_483_648, Number.MAX_SAFE_INTEGER, 12.5],
       ["ünïcødé ✓", 2_147_483_647, -Number.MAX_SAFE_INTEGER, -0.25],
+      ["NULL", null, null, null],
       ["", null, null, null],
     ];
     const keyed = rows.map((row, r) => [`k${r}`, ...row]);
-    await untyped(store).executeQuery(
-      CompiledQuery.raw(
-        `insert into contract_rows (k, u, i, b, n) values ${statements.batchValues(rows.length, ["text", ...types])}`,
-        keyed.flat(),
-      ),
+    await executeAll(
+      store,
+      statements.batch(["text", ...types], keyed, (v) => `insert into contract_rows (k, u, i, b, n) ${v.rows}`),
     );
     const stored = await sql<Record<string, unknown>>`select u, i, b, n from contract_rows order by k`.execute(store.db);
     const asNumber = (v: unknown) => (v === null ? null : Number(v));
     expect(stored.rows.map((row) => [row.u, asNumber(row.i), asNumber(row.b), asNumber(row.n)])).toEqual(rows);
 
-    // Selected straight from the VALUES list, each column is of its type: arithmetic on it works.
-    const { rows: computed } = await untyped(store).executeQuery<Record<string, unknown>>(
-      CompiledQuery.raw(
-        `with v (t, i, b, n) as (values ${statements.batchValues(2, types)}) select v.t || '!' as t, v.i + 1 as i, v.b - 1 as b, v.n * 2 as n from v order by v.i`,
-        ["a", 1, 9_007_199_254_740_000, 1.5, "b", 2, 10, 0.5],
+    // Selected straight from the batch, each column is of its type: arithmetic on it works.
+    const computed = await executeAll(
+      store,
+      statements.batch(
+        types,
+        [
+          ["a", 1, 9_007_199_254_740_000, 1.5],
+          ["b", 2, 10, 0.5],
+        ],
+        (v) =>
+          `select v.column1 || '!' as t, v.column2 + 1 as i, v.column3 - 1 as b, v.column4 * 2 as n from ${v.table("v")} order by v.column2`,
       ),
     );
     expect(computed.map((row) => [row.t, Number(row.i), Number(row.b), Number(row.n)])).toEqual([
       ["a!", 2, 9_007_199_254_739_999, 3],
       ["b!", 3, 9, 1],
     ]);
-  });
 
-  it("statements: one statement binds as many values as maxParameters says", async () => {
-    const store = await open();
-    const { statements } = dialectOf(store);
-    expect(statements.maxParameters).toBeGreaterThanOrEqual(999);
-    const types: BatchColumnType[] = ["integer", "integer", "text", "bigint"];
-    const rows = Math.floor(statements.maxParameters / types.length);
-    const values = Array.from({ length: rows }, (_, r) => [r, r % 7, `r${r}`, r * 3]).flat();
-    expect(values.length).toBeGreaterThan(statements.maxParameters - types.length);
-    const { rows: result } = await untyped(store).executeQuery<{ n: unknown; total: unknown }>(
-      CompiledQuery.raw(
-        `with v (a, b, c, d) as (values ${statements.batchValues(rows, types)}) select count(*) as n, sum(v.a) as total from v`,
-        values,
+    // A key set of one column, and a join on a key: only the rows named, only where the other column agrees.
+    const picked = await executeAll(
+      store,
+      statements.batch(
+        ["text"],
+        [["k1"], ["k3"], ["absent"]],
+        (v) => `select k from contract_rows where ${v.contains("k")} order by k`,
       ),
     );
-    expect(Number(result[0]?.n)).toBe(rows);
-    expect(Number(result[0]?.total)).toBe((rows * (rows - 1)) / 2);
+    expect(picked.map((row) => row.k)).toEqual(["k1", "k3"]);
+    const updated = await executeAll(
+      store,
+      statements.batch(
+        ["integer", "text", "text"],
+        [
+          [7, "k0", "plain"],
+          [8, "k2", "not its u"],
+          [9, "absent", ""],
+        ],
+        (v) =>
+          `update contract_rows set i = v.column1 from ${v.table("v")} where ${v.matches("contract_rows.k", "v", 2)} and contract_rows.u = v.column3 returning contract_rows.k`,
+      ),
+    );
+    expect(updated.map((row) => row.k)).toEqual(["k0"]);
+  });
+
+  it("statements: a batch of more rows than one statement takes is split, every row bound once, in order", async () => {
+    const store = await open();
+    const { statements } = dialectOf(store);
+    const types: BatchColumnType[] = ["integer", "integer", "text", "bigint"];
+    const count = 2_501;
+    const rows = Array.from({ length: count }, (_, r) => [r, r % 7, `r${r}`, r * 3]);
+    const queries = [
+      ...statements.batch(
+        types,
+        rows,
+        (v) => `select count(*) as n, sum(v.column1) as total, min(v.column1) as first from ${v.table("v")}`,
+      ),
+    ];
+    expect(queries.length).toBeGreaterThan(1);
+    let seen = 0;
+    for (const query of queries) {
+      const { rows: result } = await untyped(store).executeQuery<{ n: unknown; total: unknown; first: unknown }>(query);
+      const n = Number(result[0]?.n);
+      // Each statement takes the rows after the last one's, and all of them.
+      expect(Number(result[0]?.first)).toBe(seen);
+      expect(Number(result[0]?.total)).toBe((n * (2 * seen + n - 1)) / 2);
+      seen += n;
+    }
+    expect(seen).toBe(count);
+    expect([...statements.batch(types, [], () => "select 1")]).toEqual([]);
+    expect(() => [...statements.batch(types, [[1, 2, "three"]], () => "select 1")]).toThrow("expected 4");
+  });
+
+  it("statements: isOneOf matches any of its texts, quotes and all, and none of an empty list; a claim limit takes at least its rows", async () => {
+    const store = await open();
+    await scratchTable(store);
+    const { statements } = dialectOf(store);
+    const odd = ['a "quoted", {braced} \\ one', "NULL", "", "plain"];
+    for (const [i, k] of odd.entries()) await insertKey(untyped(store), k, `u${i}`);
+    const among = async (values: readonly string[]) =>
+      (
+        await readRows(
+          store.db,
+          store.dialect,
+          statements.fixed(
+            sql`select k from contract_rows where ${statements.isOneOf("k", values)} order by u`.compile(store.db),
+          ),
+        )
+      ).map(([k]) => k);
+    expect(await among(odd)).toEqual(odd);
+    expect(await among(["NULL", "absent"])).toEqual(["NULL"]);
+    expect(await among([])).toEqual([]);
+    for (const n of [1, 3, 4]) {
+      const limited = await sql`select k from contract_rows order by u limit ${statements.claimLimit(n)}`.execute(store.db);
+      expect(limited.rows.length).toBeGreaterThanOrEqual(n);
+    }
   });
 
   it("statements: the hot path, where there is one, reads only inside the store's own open transaction, the rows Kysely reads", async () => {

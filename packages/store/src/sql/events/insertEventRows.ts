@@ -20,7 +20,8 @@ export type Positions = Map<string, number>;
 export const positionKey = (streamId: string, version: number): string => `${version}:${streamId}`;
 
 /**
- * Appends many events of one stream type in one multi-row statement (see {@link readBatch}).
+ * Appends many events of one stream type in one batch statement (see {@link readBatch}), their
+ * positions taken in row order.
  *
  * `onDuplicate: "fail"` reports a taken (stream, version) as `VERQ_VERSION_CONFLICT` (another
  * writer got there first; the transaction must roll back). `"skip"` leaves it out: a stream's
@@ -45,7 +46,7 @@ export async function insertEventRows(
       ["text", "text", "integer", "text", "text", "bigint"],
       values,
       (v) =>
-        `insert into events (stream_type, stream_id, version, type, data, at_ms) values ${v}${conflict} returning stream_id, version, position`,
+        `insert into events (stream_type, stream_id, version, type, data, at_ms) ${v.rows}${conflict} returning stream_id, version, position`,
     );
     for (const [streamId, version, position] of written)
       positions.set(positionKey(streamId as string, Number(version)), Number(position));

@@ -5,7 +5,7 @@ import type { VerqDatabase } from "../../schema.ts";
 import { executeBatch } from "../batchValues.ts";
 
 /**
- * Inserts the `job_archive` rows of pruned jobs in one multi-row statement, in the prune's
+ * Inserts the `job_archive` rows of pruned jobs in one batch statement, in the prune's
  * transaction and before their events are deleted (the append-only trigger lets only an
  * archived job's events go). An id archived twice breaks the primary key: the prune rolls back.
  */
@@ -20,6 +20,6 @@ export async function insertArchiveRows(
     dialect,
     ["text", "text", "integer", "text", "bigint", "bigint", "bigint"],
     jobs.map((j) => [j.id, j.state, j.token, j.reason, j.enqueuedAt, j.finishedAt, j.prunedAt]),
-    (v) => `insert into job_archive (id, state, token, reason, enqueued_at, finished_at, pruned_at) values ${v}`,
+    (v) => `insert into job_archive (id, state, token, reason, enqueued_at, finished_at, pruned_at) ${v.rows}`,
   );
 }

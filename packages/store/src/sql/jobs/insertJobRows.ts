@@ -12,9 +12,9 @@ export interface NewJobRow {
   readonly enqueuePosition: number;
 }
 
-/** Inserts the `jobs` rows of new jobs in one multi-row statement. */
+/** Inserts the `jobs` rows of new jobs, one statement per run of rows the dialect's batch takes. */
 export async function insertJobRows(trx: Kysely<VerqDatabase>, dialect: StoreDialect, rows: readonly NewJobRow[]): Promise<void> {
   if (rows.length === 0) return;
   const { names, types, values } = columnsAndValues(rows.map((r) => jobToRow(r.job, r.payloadJson, r.enqueuePosition)));
-  await executeBatch(trx, dialect, types, values, (v) => `insert into jobs (${names.join(", ")}) values ${v}`);
+  await executeBatch(trx, dialect, types, values, (v) => `insert into jobs (${names.join(", ")}) ${v.rows}`);
 }

@@ -20,8 +20,8 @@ export function valuesToArchivedJob(values: readonly unknown[]): ArchivedJob {
 }
 
 /**
- * The `job_archive` rows of `ids` (one statement per 500 ids), by id; ids never pruned are
- * absent. An enqueue batch reads them in one query to decide its jobs' creations.
+ * The `job_archive` rows of `ids` (one statement per run of ids the dialect's batch takes), by
+ * id; ids never pruned are absent. An enqueue batch reads them in one query to decide its jobs' creations.
  */
 export async function selectArchivedJobs(
   db: Kysely<VerqDatabase>,
@@ -35,7 +35,7 @@ export async function selectArchivedJobs(
     dialect,
     ["text"],
     ids.map((id) => [id]),
-    (v) => `select ${ARCHIVE_COLUMNS} from job_archive where id in (values ${v})`,
+    (v) => `select ${ARCHIVE_COLUMNS} from job_archive where ${v.contains("id")}`,
   );
   for (const values of rows) {
     const job = valuesToArchivedJob(values);

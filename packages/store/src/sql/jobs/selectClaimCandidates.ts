@@ -25,29 +25,30 @@ export async function selectClaimCandidates(
   queues: { readonly expired: readonly string[]; readonly due: readonly string[] },
   kinds?: HandledKinds,
 ): Promise<Job[]> {
-  // A full queue still hands over its expired leases (that keeps its count), so the two lists differ.
-  const inQueues = (names: readonly string[]) => sql<boolean>`j.queue in (${sql.join(names)})`;
+  const { statements } = dialect;
   const headOfGroup = sql<boolean>`(j.ordering_key is null or not exists (
       select 1 from jobs h where h.ordering_key = j.ordering_key
         and h.enqueue_position < j.enqueue_position and h.state <> 'done'))`;
-  const ofKinds = kindFilter(kinds);
-  const lock = sql.raw(dialect.statements.claimLockSuffix);
-  await dialect.statements.beforeClaim(db);
-  // The limit is written into the statement, not bound: SQLite (built with STAT4, as
-  // better-sqlite3 is) re-prepares a statement on every execution whose LIMIT is a bound
-  // parameter, which cost about ten times the query itself. Powers of two keep the number of
-  // distinct statement texts small; the extra rows are dropped below.
-  const fetch = (n: number) => sql.raw(String(2 ** Math.ceil(Math.log2(Math.max(1, n)))));
+  const ofKinds = kindFilter(dialect, kinds);
+  const lock = sql.raw(statements.claimLockSuffix);
+  await statements.beforeClaim(db);
+  // Bound, or written into the text as a power of two on SQLite (see claimLimit): any extra rows are dropped below.
+  const fetch = (n: number) => statements.claimLimit(n);
   // Leases that ran out at the same instant go in enqueue order: without the tiebreaker
   // PostgreSQL returns them in whatever order its index holds them, which updates reshuffle, so
   // two stores with one history could claim differently.
   const columns = sql.raw(JOB_COLUMNS);
+  // A full queue still hands over its expired leases (that keeps its count), so the two lists differ.
+  // Every text here is the same whatever the queues, kinds and limit (on PostgreSQL, arrays and a
+  // bound limit): the dialect may keep them prepared.
   const expired = await readRows(
     db,
     dialect,
-    sql`select ${columns} from jobs j
-      where j.state = 'leased' and j.lease_until <= ${now} and ${inQueues(queues.expired)} and ${headOfGroup}${ofKinds}
-      order by j.lease_until, j.enqueue_position limit ${fetch(limit)} ${lock}`.compile(db),
+    statements.fixed(
+      sql`select ${columns} from jobs j
+        where j.state = 'leased' and j.lease_until <= ${now} and ${statements.isOneOf("j.queue", queues.expired)} and ${headOfGroup}${ofKinds}
+        order by j.lease_until, j.enqueue_position limit ${fetch(limit)} ${lock}`.compile(db),
+    ),
   );
   const expiredRows = expired.slice(0, limit);
   const remaining = limit - expiredRows.length;
@@ -61,9 +62,11 @@ export async function selectClaimCandidates(
         ...(await readRows(
           db,
           dialect,
-          sql`select ${columns}, j.enqueue_position from jobs j
-            where j.state = 'pending' and j.queue = ${queue} and j.available_at <= ${now} and ${headOfGroup}${ofKinds}
-            order by j.priority desc, j.available_at, j.enqueue_position limit ${fetch(remaining)} ${lock}`.compile(db),
+          statements.fixed(
+            sql`select ${columns}, j.enqueue_position from jobs j
+              where j.state = 'pending' and j.queue = ${queue} and j.available_at <= ${now} and ${headOfGroup}${ofKinds}
+              order by j.priority desc, j.available_at, j.enqueue_position limit ${fetch(remaining)} ${lock}`.compile(db),
+          ),
         )),
       );
     }
@@ -75,13 +78,13 @@ export async function selectClaimCandidates(
 /**
  * The kinds condition of both statements, or nothing at all without `kinds` (the claim of a
  * worker that takes every job keeps its statements as they were). A job without a kind has
- * `kind` null, which no `in` list matches.
+ * `kind` null, which no list of kinds matches.
  */
-function kindFilter(kinds: HandledKinds | undefined): RawBuilder<unknown> {
+function kindFilter(dialect: StoreDialect, kinds: HandledKinds | undefined): RawBuilder<unknown> {
   if (kinds === undefined) return sql``;
   const kindless = kinds.kindless ? sql`j.kind is null` : sql`1 = 0`;
   if (kinds.names.length === 0) return sql` and ${kindless}`;
-  const named = sql`j.kind in (${sql.join(kinds.names)})`;
+  const named = dialect.statements.isOneOf("j.kind", kinds.names);
   return kinds.kindless ? sql` and (${named} or ${kindless})` : sql` and ${named}`;
 }
 

@@ -5,7 +5,7 @@ import { readBatch } from "../batchValues.ts";
 import type { VerqDatabase } from "../../schema.ts";
 import { JOB_COLUMNS, valuesToJob } from "./jobRow.ts";
 
-/** The projection rows of `ids` (one statement per 500 ids), by id; unknown ids are absent. */
+/** The projection rows of `ids` (one statement per run of ids the dialect's batch takes), by id; unknown ids are absent. */
 export async function selectJobsById(
   db: Kysely<VerqDatabase>,
   dialect: StoreDialect,
@@ -18,7 +18,7 @@ export async function selectJobsById(
     dialect,
     ["text"],
     ids.map((id) => [id]),
-    (v) => `select ${JOB_COLUMNS} from jobs where id in (values ${v})`,
+    (v) => `select ${JOB_COLUMNS} from jobs where ${v.contains("id")}`,
   );
   for (const values of rows) {
     const job = valuesToJob(values);

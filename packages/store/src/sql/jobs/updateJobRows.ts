@@ -23,8 +23,9 @@ export async function updateJobRows(
 ): Promise<void> {
   if (changes.length === 0) return;
   const { names, types, values } = columnsAndValues(changes.map((c) => mutableColumns(c.after)));
-  // VALUES columns are column1, column2, …: the mutable columns, then the id and the version.
+  // The batch's columns are column1, column2, …: the mutable columns, then the id and the version.
   const picks = names.map((_, i) => `v.column${i + 1}`).join(", ");
+  const id = names.length + 1;
   const rows = values.map((row, i) => [...row, changes[i]?.after.id ?? null, changes[i]?.beforeVersion ?? null]);
   const result = await executeBatch(
     trx,
@@ -32,7 +33,7 @@ export async function updateJobRows(
     [...types, "text", "integer"],
     rows,
     (v) => `update jobs set (${names.join(", ")}) = (${picks})
-      from (values ${v}) as v where jobs.id = v.column${names.length + 1} and jobs.version = v.column${names.length + 2}`,
+      from ${v.table("v")} where ${v.matches("jobs.id", "v", id)} and jobs.version = v.column${id + 1}`,
   );
   if (result.affected !== changes.length) {
     const first = changes[0];

@@ -2,7 +2,7 @@ import type { QueueLoad } from "@verq/core";
 import { sql, type Kysely } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
-import { readBatch } from "../batchValues.ts";
+import { readRows } from "../readRows.ts";
 
 /** The topic a claim of a limited queue (and a change of its limit) takes turns on. */
 export const queueTopic = (name: string): string => `verq.queue:${name}`;
@@ -21,22 +21,30 @@ export async function selectQueueLoads(
   queues: readonly string[],
 ): Promise<Map<string, QueueLoad>> {
   const loads = new Map<string, QueueLoad>();
-  // Every claim reads this: one text per number of queues, no query builder (building the
-  // query cost more than the read itself), on SQLite through the hot path.
-  const rows = await readBatch(
+  const { statements } = dialect;
+  // Every claim reads this: on SQLite through the hot path (synchronously, rows as arrays); its
+  // text is the same whatever the queues (on PostgreSQL an array), so the dialect may keep it prepared.
+  const rows = await readRows(
     trx,
     dialect,
-    ["text"],
-    queues.map((name) => [name]),
-    (v) => `select name, max_leased from queues where name in (values ${v}) and max_leased is not null order by name`,
+    statements.fixed(
+      sql`select name, max_leased from queues
+        where ${statements.isOneOf("name", queues)} and max_leased is not null order by name`.compile(trx),
+    ),
   );
   if (rows.length === 0) return loads;
   const limits = rows.map(([name, max]) => ({ name: String(name), max_leased: Number(max) }));
-  for (const { name } of limits) await dialect.statements.exclusive(trx, queueTopic(name));
+  for (const { name } of limits) await statements.exclusive(trx, queueTopic(name));
   const names = limits.map((l) => l.name);
-  const counts = await sql<{ queue: string; n: number | string }>`select queue, count(*) as n from jobs
-    where state = 'leased' and queue in (${sql.join(names)}) group by queue`.execute(trx);
-  const leased = new Map(counts.rows.map((r) => [r.queue, Number(r.n)]));
+  const counts = await readRows(
+    trx,
+    dialect,
+    statements.fixed(
+      sql`select queue, count(*) as n from jobs
+        where state = 'leased' and ${statements.isOneOf("queue", names)} group by queue`.compile(trx),
+    ),
+  );
+  const leased = new Map(counts.map(([queue, n]) => [String(queue), Number(n)]));
   for (const { name, max_leased } of limits) loads.set(name, { leased: leased.get(name) ?? 0, maxLeased: Number(max_leased) });
   return loads;
 }
