@@ -204,7 +204,8 @@ for (const engine of ENGINES) {
           sender: () => new Promise<boolean>((resolve) => (release = () => resolve(true))),
         });
         const draining = worker.drain();
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        // Until the worker holds the job (a claim of its own in flight would keep the row locked).
+        while ((await queue.get("slow"))?.state !== "leased") await new Promise((resolve) => setTimeout(resolve, 5));
         clock.advance(1_000);
         const thief = (await queue.claim("other")) as ClaimedJob;
         expect(thief.token).toBe(2);

@@ -46,7 +46,7 @@ const HOT_PATH = {
   "job row update":
     /^update jobs set .* from unnest\(.*\) as v\(.*\) where \(jobs\.id = any\(\(select \$\d+::text\[\]\)::text\[\]\) and jobs\.id = v\.column\d+\) and jobs\.version = v\.column\d+$/s,
   "expired leases":
-    /^(?!.*j\.kind)select .* from jobs j\s+where j\.state = 'leased' .* j\.queue = any\(\$\d+::text\[\]\) .* limit \$\d+ for update skip locked$/s,
+    /^(?!.*j\.kind)select .* from jobs j\s+where j\.state = 'leased' and j\.queue = \$\d+ .* limit \$\d+ for update skip locked$/s,
   "expired leases of kinds":
     /^select .* from jobs j\s+where j\.state = 'leased' .* and \(j\.kind = any\(\$\d+::text\[\]\) or j\.kind is null\).* limit \$\d+ for update skip locked$/s,
   "due jobs":

@@ -105,8 +105,8 @@ export interface Statements {
    * the partial due index in order and stop at the LIMIT. PostgreSQL's statistics of a queue
    * table lag behind bursts (thousands of jobs enqueued since the last ANALYZE look like a
    * handful), and it then sorts every due job to hand out the first hundred, 20 ms instead of
-   * 0.2 ms; `set local enable_sort = off` (to the end of the transaction) rules that plan out.
-   * Nothing on SQLite.
+   * 0.2 ms; `enable_sort = off` (to the end of the transaction) rules that plan out, with `jit =
+   * off` (a plan that still sorts would otherwise cost enough to be JIT-compiled). Nothing on SQLite.
    */
   beforeClaim(trx: Kysely<VerqDatabase>): Promise<void>;
   /**

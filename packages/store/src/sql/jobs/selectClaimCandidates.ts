@@ -7,6 +7,7 @@ import { JOB_COLUMNS, JOB_COLUMN_COUNT, columnIndex, valuesToJob } from "./jobRo
 
 const PRIORITY = columnIndex("priority");
 const AVAILABLE_AT = columnIndex("available_at");
+const LEASE_UNTIL = columnIndex("lease_until");
 
 /**
  * Jobs that may be claimable at `now`: leased with an expired lease (`lease_until <= now`,
@@ -41,15 +42,23 @@ export async function selectClaimCandidates(
   // A full queue still hands over its expired leases (that keeps its count), so the two lists differ.
   // Every text here is the same whatever the queues, kinds and limit (on PostgreSQL, arrays and a
   // bound limit): the dialect may keep them prepared.
-  const expired = await readRows(
-    db,
-    dialect,
-    statements.fixed(
-      sql`select ${columns} from jobs j
-        where j.state = 'leased' and j.lease_until <= ${now} and ${statements.isOneOf("j.queue", queues.expired)} and ${headOfGroup}${ofKinds}
-        order by j.lease_until, j.enqueue_position limit ${fetch(limit)} ${lock}`.compile(db),
-    ),
-  );
+  // One walk of `jobs_leased` per queue, each in lease order and stopping at its LIMIT, merged
+  // here (as the due jobs below): over several queues at once the index gives no single order.
+  const expired: unknown[][] = [];
+  for (const queue of queues.expired) {
+    expired.push(
+      ...(await readRows(
+        db,
+        dialect,
+        statements.fixed(
+          sql`select ${columns}, j.enqueue_position from jobs j
+            where j.state = 'leased' and j.queue = ${queue} and j.lease_until <= ${now} and ${headOfGroup}${ofKinds}
+            order by j.lease_until, j.enqueue_position limit ${fetch(limit)} ${lock}`.compile(db),
+        ),
+      )),
+    );
+  }
+  if (queues.expired.length > 1) expired.sort(leaseOrder);
   const expiredRows = expired.slice(0, limit);
   const remaining = limit - expiredRows.length;
   // One walk of `jobs_pending_due` per queue, each stopping at its LIMIT, merged here in claim
@@ -86,6 +95,11 @@ function kindFilter(dialect: StoreDialect, kinds: HandledKinds | undefined): Raw
   if (kinds.names.length === 0) return sql` and ${kindless}`;
   const named = dialect.statements.isOneOf("j.kind", kinds.names);
   return kinds.kindless ? sql` and (${named} or ${kindless})` : sql` and ${named}`;
+}
+
+/** Earlier lease end first, then enqueue order: on rows of JOB_COLUMNS plus the enqueue position. */
+function leaseOrder(a: readonly unknown[], b: readonly unknown[]): number {
+  return Number(a[LEASE_UNTIL]) - Number(b[LEASE_UNTIL]) || Number(a[JOB_COLUMN_COUNT]) - Number(b[JOB_COLUMN_COUNT]);
 }
 
 /** Higher priority first, then earlier due time, then enqueue order: on rows of JOB_COLUMNS plus the enqueue position. */
