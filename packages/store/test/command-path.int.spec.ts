@@ -307,6 +307,45 @@ for (const engine of ENGINES) {
       expect(refused.decision).toMatchObject({ accepted: false, refusal: "held" });
     });
 
+    it("handleMany decides the streams it is given from those states, loads only the others, and fails an append a given state is behind", async () => {
+      const { store } = await stores.open(engine);
+      const loads: string[][] = [];
+      const counted = {
+        ...lockStream,
+        load: (trx: Kysely<VerqDatabase>, ids: readonly string[]) => (loads.push([...ids]), lockStream.load(trx, ids)),
+      };
+      const a = changeOf(newLock("a"), acquire("ops-a"));
+      const b = changeOf(newLock("b"), acquire("ops-b"));
+      await store.db.transaction().execute((trx) => commitChanges(trx, store.dialect, lockStream, [a, b]));
+      const run = (items: readonly StreamCommands<LockCommand, OperatorLock>[], known: ReadonlyMap<string, OperatorLock>) =>
+        store.db.transaction().execute((trx) => handleMany(trx, store.dialect, counted, decideLock, items, initial, known));
+      const decided = await run(
+        [
+          { id: "a", commands: [release(1)] },
+          { id: "b", commands: [release(1)] },
+          { id: "c", commands: [acquire("ops-c")] },
+        ],
+        new Map([["a", a.after]]),
+      );
+      expect(loads).toEqual([["b", "c"]]);
+      expect(decided.map((d) => [d.before.name, d.before.version, d.decision.accepted])).toEqual([
+        ["a", 1, true],
+        ["b", 1, true],
+        ["c", 0, true],
+      ]);
+      const released = decided[0]!.decision.accepted ? decided[0]!.decision.after : a.after;
+      // Every stream given: nothing is loaded.
+      await run([{ id: "a", commands: [acquire("ops-d")] }], new Map([["a", released]]));
+      expect(loads).toEqual([["b", "c"]]);
+      // A given state one version behind the log: its append is refused, nothing of it written.
+      const before = await eventsOf(store);
+      await expect(run([{ id: "a", commands: [acquire("ops-e")] }], new Map([["a", released]]))).rejects.toBeInstanceOf(
+        VersionConflict,
+      );
+      expect(await eventsOf(store)).toEqual(before);
+      expect(before.filter((e) => e.id === "a").map((e) => e.type)).toEqual(["lock.acquired", "lock.released", "lock.acquired"]);
+    });
+
     it("handleMany answers each item with the state it was decided against, loaded or initial, chained in order", async () => {
       const { store } = await stores.open(engine);
       const held = changeOf(newLock("a"), acquire("ops-a"));
