@@ -125,9 +125,11 @@ export class PruneCommand implements JobsCommand {
     const ids = new Set(pruned.map((j) => j.id));
     const kept: Record<JobState, number> = { pending: 0, leased: 0, done: 0, dead: 0 };
     for (const job of candidates) if (!ids.has(job.id)) kept[job.state]++;
+    // The scan reads finished jobs only, in batches of batchSize: a batch counts when it pruned one.
+    const finished = candidates.filter((j) => j.state === "done" || j.state === "dead");
     let batches = 0;
-    for (let from = 0; from < candidates.length; from += this.batchSize) {
-      if (candidates.slice(from, from + this.batchSize).some((j) => ids.has(j.id))) batches++;
+    for (let from = 0; from < finished.length; from += this.batchSize) {
+      if (finished.slice(from, from + this.batchSize).some((j) => ids.has(j.id))) batches++;
     }
     return {
       pruned: {
