@@ -43,6 +43,8 @@ for (const engine of ENGINES) {
     it("records the outcomes of held jobs and claims the next ones in one round, as a rebuild would fold them", async () => {
       await queue.enqueueMany([1, 2, 3].map((i) => ({ id: `job-${i}`, payload: { i } })));
       const [a, b] = await queue.claimMany("w", 2);
+      // What a worker holds is the store's own state of each job, not a copy that drifted.
+      expect([a, b]).toEqual([await queue.get(a!.id), await queue.get(b!.id)]);
       const round = await queue[HELD_ROUND](
         [
           { id: a!.id, token: a!.token, outcome: "ok" },
@@ -111,6 +113,7 @@ for (const engine of ENGINES) {
       await queue.enqueue({ id: "job-a", payload: {} });
       const claimed = (await queue.claim("w"))!;
       const extended = (await queue[EXTEND_LEASE]("job-a", claimed.token, 1_000))!;
+      expect(extended).toEqual(await queue.get("job-a"));
       const round = await queue[HELD_ROUND]([{ id: "job-a", token: claimed.token, outcome: "ok" }], "w", 0, {}, held(extended));
       expect(round.accepted).toEqual([true]);
       expect((await queue.get("job-a"))?.state).toBe("done");

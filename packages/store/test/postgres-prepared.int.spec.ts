@@ -53,8 +53,9 @@ const HOT_PATH = {
     /^(?!.*j\.kind)select .* from jobs j\s+where j\.state = 'pending' and j\.queue = \$\d+ .* limit \$\d+ for update skip locked$/s,
   "due jobs of kinds":
     /^select .* from jobs j\s+where j\.state = 'pending' and j\.queue = \$\d+ .* and \(j\.kind = any\(\$\d+::text\[\]\) or j\.kind is null\).* limit \$\d+ for update skip locked$/s,
-  "queue limits": /^select name, max_leased from queues\s+where name = any\(\$1::text\[\]\)/s,
-  "leased counts": /^select queue, count\(\*\) as n from jobs\s+where state = 'leased' and queue = any\(\$1::text\[\]\)/s,
+  "queue limits": /^select name, max_leased from queues where name = any\(\(select \$1::text\[\]\)::text\[\]\)/s,
+  "leased counts":
+    /^select queue, count\(\*\) as n from jobs where state = 'leased' and queue = any\(\(select \$1::text\[\]\)::text\[\]\)/s,
 } as const;
 
 describe.skipIf(!(await engineAvailable("postgres")))("[postgres] the job hot path's prepared statements", () => {

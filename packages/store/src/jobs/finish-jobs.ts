@@ -6,7 +6,6 @@ import {
   checkOutcome,
   checkToken,
   isJobFailure,
-  isVerqError,
   jobCommands,
   newJob,
   sendVerdict,
@@ -19,6 +18,7 @@ import {
   type SendVerdict,
 } from "@verq/core";
 import type { Kysely } from "kysely";
+import { retryOnVersionConflict } from "../command-path.ts";
 import type { VerqDatabase } from "../schema.ts";
 import { bumpCounter } from "../sql/counters.ts";
 import { checkClaim, claimIn, claimJobs, type ClaimOptions, type ClaimRound, type ClaimedJob } from "./claim-jobs.ts";
@@ -99,21 +99,18 @@ export async function finishAndClaim(
   checkFinishes(finishes);
   const claim = max === 0 ? null : checkClaim(context, owner, max, options);
   // The held states are trusted for the first try only: a try that fails on a version conflict
-  // (one of them was moved on by another writer) is decided again from a load.
+  // (one of them was moved on by another writer) is decided again from a load, by the store's
+  // own retry (PostgreSQL) or the command path's (SQLite, which gives the conflict back).
   let trusted = held;
-  const round = async (trx: Kysely<VerqDatabase>) => {
-    const known = trusted;
-    trusted = undefined;
-    const accepted = await finishIn(context, trx, finishes, known);
-    const { claimed, expired } = claim === null ? { claimed: [], expired: [] } : await claimIn(context, trx, owner, max, claim);
-    return { accepted, claimed, expired };
-  };
-  try {
-    return await context.store.transaction(round);
-  } catch (error) {
-    if (held === undefined || !isVerqError(error, "VERQ_VERSION_CONFLICT")) throw error;
-    return context.store.transaction(round);
-  }
+  const round = () =>
+    context.store.transaction(async (trx) => {
+      const known = trusted;
+      trusted = undefined;
+      const accepted = await finishIn(context, trx, finishes, known);
+      const { claimed, expired } = claim === null ? { claimed: [], expired: [] } : await claimIn(context, trx, owner, max, claim);
+      return { accepted, claimed, expired };
+    });
+  return held === undefined ? round() : retryOnVersionConflict(round);
 }
 
 /**
@@ -132,8 +129,9 @@ export async function extendLease(context: JobContext, id: string, token: number
   return context.store.transaction(async (trx) => {
     const command = jobCommands.heartbeat({ token, leaseMs, now: context.clock.now() });
     const [decided] = await handleJobs(context, trx, [{ id, commands: [command] }]);
-    if (decided === undefined || !answer(decided, command) || !decided.decision.accepted) return null;
-    return decided.decision.after as ClaimedJob;
+    if (decided === undefined) return null;
+    answer(decided, command);
+    return decided.decision.accepted ? (decided.decision.after as ClaimedJob) : null;
   });
 }
 

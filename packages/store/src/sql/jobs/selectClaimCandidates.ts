@@ -1,5 +1,5 @@
 import type { HandledKinds, Job } from "@verq/core";
-import { sql, type Kysely, type RawBuilder } from "kysely";
+import { sql, type CompiledQuery, type Kysely, type RawBuilder } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
 import { readRows } from "../readRows.ts";
@@ -14,7 +14,9 @@ const LEASE_UNTIL = columnIndex("lease_until");
  * oldest lease first) in `queues.expired`, or pending and due in `queues.due` (`available_at <= now`: higher
  * priority first, then due time and enqueue order), through the partial indexes `jobs_leased`
  * (by queue, lease end, enqueue order) and `jobs_pending_due` (by queue, priority, due time,
- * enqueue order). A job with an ordering key is a candidate only while no earlier job of its group is unfinished (a dead head blocks its own group only).
+ * enqueue order), one walk per queue (see {@link walkQueues}). A job with an ordering key is a
+ * candidate only while no earlier job of its group is unfinished (a dead head blocks its own
+ * group only).
  *
  * This only narrows the search: the job machine decides each claim.
  */
@@ -32,56 +34,50 @@ export async function selectClaimCandidates(
         and h.enqueue_position < j.enqueue_position and h.state <> 'done'))`;
   const ofKinds = kindFilter(dialect, kinds);
   const lock = sql.raw(statements.claimLockSuffix);
+  const columns = sql.raw(JOB_COLUMNS);
   await statements.beforeClaim(db);
-  // Bound, or written into the text as a power of two on SQLite (see claimLimit): any extra rows are dropped below.
-  const fetch = (n: number) => statements.claimLimit(n);
+  // A full queue still hands over its expired leases (that keeps its count), so the two lists differ.
   // Leases that ran out at the same instant go in enqueue order: without the tiebreaker
   // PostgreSQL returns them in whatever order its index holds them, which updates reshuffle, so
   // two stores with one history could claim differently.
-  const columns = sql.raw(JOB_COLUMNS);
-  // A full queue still hands over its expired leases (that keeps its count), so the two lists differ.
-  // Every text here is the same whatever the queues, kinds and limit (on PostgreSQL, arrays and a
-  // bound limit): the dialect may keep them prepared.
-  // One walk of `jobs_leased` per queue, each in lease order and stopping at its LIMIT, merged
-  // here (as the due jobs below): over several queues at once the index gives no single order.
-  const expired: unknown[][] = [];
-  for (const queue of queues.expired) {
-    expired.push(
-      ...(await readRows(
-        db,
-        dialect,
-        statements.fixed(
-          sql`select ${columns}, j.enqueue_position from jobs j
-            where j.state = 'leased' and j.queue = ${queue} and j.lease_until <= ${now} and ${headOfGroup}${ofKinds}
-            order by j.lease_until, j.enqueue_position limit ${fetch(limit)} ${lock}`.compile(db),
-        ),
-      )),
-    );
-  }
-  if (queues.expired.length > 1) expired.sort(leaseOrder);
+  const expired = await walkQueues(db, dialect, queues.expired, leaseOrder, (queue) =>
+    sql`select ${columns}, j.enqueue_position from jobs j
+      where j.state = 'leased' and j.queue = ${queue} and j.lease_until <= ${now} and ${headOfGroup}${ofKinds}
+      order by j.lease_until, j.enqueue_position limit ${statements.claimLimit(limit)} ${lock}`.compile(db),
+  );
   const expiredRows = expired.slice(0, limit);
   const remaining = limit - expiredRows.length;
-  // One walk of `jobs_pending_due` per queue, each stopping at its LIMIT, merged here in claim
-  // order: an IN list over several queues cannot be read from the index in that order, and both
-  // engines then scanned and sorted the whole table. The enqueue position rides along, last.
-  const due: unknown[][] = [];
-  if (remaining > 0) {
-    for (const queue of queues.due) {
-      due.push(
-        ...(await readRows(
-          db,
-          dialect,
-          statements.fixed(
-            sql`select ${columns}, j.enqueue_position from jobs j
-              where j.state = 'pending' and j.queue = ${queue} and j.available_at <= ${now} and ${headOfGroup}${ofKinds}
-              order by j.priority desc, j.available_at, j.enqueue_position limit ${fetch(remaining)} ${lock}`.compile(db),
+  const due =
+    remaining === 0
+      ? []
+      : await walkQueues(db, dialect, queues.due, claimOrder, (queue) =>
+          sql`select ${columns}, j.enqueue_position from jobs j
+            where j.state = 'pending' and j.queue = ${queue} and j.available_at <= ${now} and ${headOfGroup}${ofKinds}
+            order by j.priority desc, j.available_at, j.enqueue_position limit ${statements.claimLimit(remaining)} ${lock}`.compile(
+            db,
           ),
-        )),
-      );
-    }
-    if (queues.due.length > 1) due.sort(claimOrder);
-  }
+        );
   return [...expiredRows, ...due.slice(0, remaining)].map(valuesToJob);
+}
+
+/**
+ * The rows of one walk of a partial index per queue, each in the index's order and stopping at
+ * its LIMIT, merged in `order`: an IN list over several queues cannot be read from the index in
+ * one order, and both engines then scanned and sorted every matching row. Each statement's text
+ * is the same whatever its queue, kinds and limit where the engine binds them (`fixed`). The rows
+ * are JOB_COLUMNS and the enqueue position, last.
+ */
+async function walkQueues(
+  db: Kysely<VerqDatabase>,
+  dialect: StoreDialect,
+  queues: readonly string[],
+  order: (a: readonly unknown[], b: readonly unknown[]) => number,
+  statement: (queue: string) => CompiledQuery,
+): Promise<unknown[][]> {
+  const rows: unknown[][] = [];
+  for (const queue of queues) rows.push(...(await readRows(db, dialect, dialect.statements.fixed(statement(queue)))));
+  if (queues.length > 1) rows.sort(order);
+  return rows;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { DeadReason, Job, JobState } from "@verq/core";
 import { sql, type Kysely } from "kysely";
 import type { VerqDatabase } from "../../schema.ts";
+import { FINISHED_JOBS } from "../../migrations/012-lean-job-indexes.ts";
 import { rowToJob } from "./jobRow.ts";
 
 /** Which jobs of a state a listing reads: dead ones of one reason or of any reason but some, and jobs of one kind (`null`: without one). */
@@ -19,8 +20,8 @@ export async function selectJobsByState(
 ): Promise<Job[]> {
   let query = db.selectFrom("jobs").selectAll().where("state", "=", state);
   // Done jobs in the order they finished, through the partial `jobs_finished_updated` index
-  // (SQLite uses it only when the query names its condition as written).
-  if (state === "done") query = query.where(sql<boolean>`state in ('done', 'dead')`);
+  // (see FINISHED_JOBS).
+  if (state === "done") query = query.where(sql.raw<boolean>(FINISHED_JOBS));
   if (filter.reason !== undefined) query = query.where("reason", "=", filter.reason);
   if (filter.exceptReasons !== undefined && filter.exceptReasons.length > 0) {
     query = query.where("reason", "not in", filter.exceptReasons);

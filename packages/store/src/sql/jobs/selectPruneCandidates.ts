@@ -1,6 +1,7 @@
 import type { Job } from "@verq/core";
 import { sql, type Kysely } from "kysely";
 import type { VerqDatabase } from "../../schema.ts";
+import { FINISHED_JOBS } from "../../migrations/012-lean-job-indexes.ts";
 import { rowToJob } from "./jobRow.ts";
 
 /** Where a prune scan stands: the last job it looked at. */
@@ -12,7 +13,7 @@ export interface PruneCursor {
 /**
  * Finished jobs (`done` or `dead`) last changed at or before `cutoff`, oldest change first (ties
  * by id), at most `limit`, after `cursor`, through the partial `jobs_finished_updated` index
- * (whose condition the query repeats word for word, as SQLite needs to use it). A query only
+ * (whose condition, FINISHED_JOBS, the query repeats word for word). A query only
  * narrows the search: the job machine decides each job, and would refuse a pending or leased one.
  */
 export async function selectPruneCandidates(
@@ -21,11 +22,7 @@ export async function selectPruneCandidates(
   limit: number,
   cursor: PruneCursor | null,
 ): Promise<Job[]> {
-  let query = db
-    .selectFrom("jobs")
-    .selectAll()
-    .where(sql<boolean>`state in ('done', 'dead')`)
-    .where("updated_at", "<=", cutoff);
+  let query = db.selectFrom("jobs").selectAll().where(sql.raw<boolean>(FINISHED_JOBS)).where("updated_at", "<=", cutoff);
   if (cursor !== null) {
     query = query.where((eb) =>
       eb.or([

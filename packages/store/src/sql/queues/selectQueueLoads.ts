@@ -1,8 +1,8 @@
 import type { QueueLoad } from "@verq/core";
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
-import { readRows } from "../readRows.ts";
+import { readBatch } from "../batchValues.ts";
 
 /** The topic a claim of a limited queue (and a change of its limit) takes turns on. */
 export const queueTopic = (name: string): string => `verq.queue:${name}`;
@@ -21,28 +21,25 @@ export async function selectQueueLoads(
   queues: readonly string[],
 ): Promise<Map<string, QueueLoad>> {
   const loads = new Map<string, QueueLoad>();
-  const { statements } = dialect;
-  // Every claim reads this: on SQLite through the hot path (synchronously, rows as arrays); its
-  // text is the same whatever the queues (on PostgreSQL an array), so the dialect may keep it prepared.
-  const rows = await readRows(
+  // Every claim reads this, its queues as a batch of keys (`readBatch`): no query compiled per
+  // claim, on SQLite through the hot path, on PostgreSQL one prepared text whatever the queues.
+  const keys = (names: readonly string[]) => names.map((name) => [name]);
+  const rows = await readBatch(
     trx,
     dialect,
-    statements.fixed(
-      sql`select name, max_leased from queues
-        where ${statements.isOneOf("name", queues)} and max_leased is not null order by name`.compile(trx),
-    ),
+    ["text"],
+    keys(queues),
+    (v) => `select name, max_leased from queues where ${v.contains("name")} and max_leased is not null order by name`,
   );
   if (rows.length === 0) return loads;
   const limits = rows.map(([name, max]) => ({ name: String(name), max_leased: Number(max) }));
-  for (const { name } of limits) await statements.exclusive(trx, queueTopic(name));
-  const names = limits.map((l) => l.name);
-  const counts = await readRows(
+  for (const { name } of limits) await dialect.statements.exclusive(trx, queueTopic(name));
+  const counts = await readBatch(
     trx,
     dialect,
-    statements.fixed(
-      sql`select queue, count(*) as n from jobs
-        where state = 'leased' and ${statements.isOneOf("queue", names)} group by queue`.compile(trx),
-    ),
+    ["text"],
+    keys(limits.map((l) => l.name)),
+    (v) => `select queue, count(*) as n from jobs where state = 'leased' and ${v.contains("queue")} group by queue`,
   );
   const leased = new Map(counts.map(([queue, n]) => [String(queue), Number(n)]));
   for (const { name, max_leased } of limits) loads.set(name, { leased: leased.get(name) ?? 0, maxLeased: Number(max_leased) });
