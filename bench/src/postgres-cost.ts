@@ -53,10 +53,15 @@ interface Window {
 let active: Window | null = null;
 const PATCHED = Symbol.for("verq.bench.postgres-cost");
 
+/** `pg` as the package `from` loads it (verq's store, graphile-worker): the bench has no `pg` of its own. */
+export function pgLoadedBy(from: string): unknown {
+  const require = createRequire(import.meta.url);
+  return createRequire(require.resolve(from))("pg");
+}
+
 /** `pg` as verq's store and as graphile-worker load it (one copy in this workspace; each is wrapped once). */
 function pgClientPrototypes(): Set<PgClient> {
-  const require = createRequire(import.meta.url);
-  const load = (from: string) => createRequire(require.resolve(from))("pg") as { Client: { prototype: PgClient } };
+  const load = (from: string) => pgLoadedBy(from) as { Client: { prototype: PgClient } };
   return new Set([load("@verq/store").Client.prototype, load("graphile-worker").Client.prototype]);
 }
 

@@ -23,7 +23,7 @@ export interface PostgresUse {
   /** Processes working on the one database. */
   readonly processes: number;
   /** Jobs in flight in each process (none for a scenario that only enqueues). */
-  readonly concurrency: number | "none (enqueue only)";
+  readonly concurrency: number | "none (enqueue only)" | "none (statements replayed)";
   /** Connections in each process's pool. */
   readonly poolSize: number;
 }

@@ -8,9 +8,9 @@ const requireServices = process.env.VERQ_REQUIRE_POSTGRES === "1";
 
 /** The PostgreSQL groups and the systems each puts side by side. */
 const GROUPS: Record<string, readonly string[]> = {
-  "1c.": ["verq on PostgreSQL", "graphile-worker", "pg-boss"],
-  "1d.": ["verq on PostgreSQL", "graphile-worker", "pg-boss"],
-  "2f.": ["verq on PostgreSQL", "graphile-worker", "pg-boss"],
+  "1c.": ["verq on PostgreSQL", "verq's statements replayed on PostgreSQL", "graphile-worker", "pg-boss"],
+  "1d.": ["verq on PostgreSQL", "verq's statements replayed on PostgreSQL", "graphile-worker", "pg-boss"],
+  "2f.": ["verq on PostgreSQL", "verq's statements replayed on PostgreSQL", "graphile-worker", "pg-boss"],
   "2g.": ["verq on PostgreSQL", "graphile-worker", "pg-boss"],
   "3b.": ["verq on PostgreSQL", "graphile-worker", "pg-boss"],
   "6c.": ["verq on PostgreSQL"],
@@ -24,7 +24,8 @@ const row = (group: string, figure: string, system: string): RegExp =>
 /**
  * Proves the PostgreSQL groups, which `--quick` leaves out, with tiny sizes and one round: each
  * group has its rows of verq on PostgreSQL and the baselines; the worker rows of verq and
- * graphile-worker report CPU per job (the process and the backends) and round trips per job;
+ * graphile-worker, and the replays of verq's own statements (1c, 1d, 2f), report CPU per job
+ * (the process and the backends) and round trips per job;
  * every scenario runs without failing (each verifies its own outcome, 6c checks the store it
  * filled); the settings the systems share are printed; the PostgreSQL targets are evaluated.
  * Speed is not asserted here.
@@ -51,9 +52,14 @@ it("`pnpm bench --quick --only PostgreSQL` puts verq on PostgreSQL beside graphi
     for (const group of ["2f.", "2g."])
       for (const system of ["verq on PostgreSQL", "graphile-worker"])
         for (const figure of COSTS) expect(table, `${figure} of ${system} in ${group}`).toMatch(row(group, figure, system));
+    for (const group of ["1c.", "1d.", "2f."])
+      for (const figure of COSTS) {
+        const system = "verq's statements replayed on PostgreSQL";
+        expect(table, `${figure} of ${system} in ${group}`).toMatch(row(group, figure, system));
+      }
     expect(table).toMatch(/PostgreSQL settings of this run, one server for verq, graphile-worker and pg-boss:/);
     expect(table).toMatch(/synchronous_commit=\w+ \(`show synchronous_commit`/);
-    expect(table).toMatch(/\| 2g\. \| verq on PostgreSQL \(batchSize 100\) \| 4 \| 8 \| 10 \|/);
+    expect(table).toMatch(/\| 2g\. \| verq on PostgreSQL \(batchSize 500\) \| 4 \| 8 \| 10 \|/);
     for (const target of ["2f PostgreSQL", "2g PostgreSQL", "1d PostgreSQL", "1c PostgreSQL", "6c PostgreSQL", "3b PostgreSQL"])
       expect(table, `the target line of ${target}`).toMatch(new RegExp(`\\n- ${target}[^\\n]*: [^\\n]* — (met|MISSED)\\n`));
   }

@@ -3,6 +3,7 @@ import {
   JobQueue,
   JobWorker,
   MAX_BATCH_SIZE,
+  MAX_WORKER_ROUNDS,
   Schedules,
   type ClaimedJob,
   type FiredSlot,
@@ -41,6 +42,8 @@ export interface WorkOptions extends DbOptions, LogLevelOptions {
   readonly lease: string;
   readonly once?: boolean;
   readonly concurrency: string;
+  readonly batchSize?: string;
+  readonly rounds?: string;
   readonly exitWhenIdle?: boolean;
   readonly poll: string;
   readonly timeout: string;
@@ -69,6 +72,9 @@ async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
     o.kind === undefined ? undefined : checkHandledKinds({ names: o.kind.flatMap((k) => k.split(",")), kindless: false });
   const leaseMs = checkLeaseMs(parseDuration(o.lease, "--lease"));
   const concurrency = parseWholeNumber(o.concurrency, "--concurrency", { min: 1, max: MAX_BATCH_SIZE });
+  const batchSize =
+    o.batchSize === undefined ? concurrency : parseWholeNumber(o.batchSize, "--batch-size", { min: 1, max: MAX_BATCH_SIZE });
+  const rounds = o.rounds === undefined ? undefined : parseWholeNumber(o.rounds, "--rounds", { min: 1, max: MAX_WORKER_ROUNDS });
   const idleMs = parseDuration(o.poll, "--poll", { min: 1, max: 3_600_000 });
   const timeoutMs = parseDuration(o.timeout, "--timeout", { min: 1, max: MAX_TIMEOUT_MS });
   const logLevel = parseLogLevel(o.logLevel);
@@ -94,8 +100,10 @@ async function runWorker(context: CliContext, o: WorkOptions): Promise<number> {
       leaseMs,
       ...(queues === undefined ? {} : { queues }),
       idleMs,
-      // --once is at most one job: one claim of one job.
+      // --once is at most one job: one claim of one job, in one round.
       concurrency: once ? 1 : concurrency,
+      batchSize: once ? 1 : batchSize,
+      ...(once ? { rounds: 1 } : rounds === undefined ? {} : { rounds }),
       beforeRecord: () => failpoint("job.beforeFinish"),
       // The job stays leased and is recovered after its lease expires; the failure is shown, never hidden.
       onSendError: (_job, error) => reportError(io, json, error),

@@ -30,6 +30,7 @@ export {
 } from "./jobs/job-kind.ts";
 export { JobWorker } from "./jobs/job-worker.ts";
 export type { DrainOptions, JobWorkerOptions, JobWorkerReport, JobWorkerResult } from "./jobs/job-worker-options.ts";
+export { MAX_WORKER_ROUNDS } from "./jobs/job-worker-options.ts";
 export { errorFields, silentLogger, stderrLogger, type LogFn, type VerqLogger } from "./verq-logger.ts";
 export type { VerqDatabase } from "./schema.ts";
 export {

@@ -112,7 +112,9 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL connections te
     const application = `verq-victim-jobs-${database.schema!.slice(-12)}`;
     victim = await openStore(victimUrl(database, application));
     const ids = Array.from({ length: JOBS }, (_, i) => `job-${String(i).padStart(4, "0")}`);
-    await new JobQueue(observer).enqueueMany(ids.map((id) => ({ id, payload: { quantity: 1 } })));
+    // Attempts enough that no job runs out of them here: a claim lost with its connection, or a
+    // lease that ran out while the rounds failed, costs one, and the retry budget is not the rule.
+    await new JobQueue(observer).enqueueMany(ids.map((id) => ({ id, payload: { quantity: 1 }, maxAttempts: 50 })));
 
     const sends = new Map<string, number>();
     const errors: string[] = [];
@@ -145,16 +147,24 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL connections te
     const killer = startKiller(application, 60);
     let killerStopped = false;
     try {
+      const states = async () => JSON.stringify((await observed.stats()).byState);
+      // Kills go on until 80 % of the jobs are done or for 20 s, whichever comes first: how far a
+      // loaded machine gets under a kill every 30–90 ms is its speed, not a rule. The rules are
+      // that work goes on between kills (asserted below) and that everything ends once they stop.
+      const killsEnd = Date.now() + 20_000;
+      while (Date.now() < killsEnd && (await observed.stats()).byState.done < JOBS * 0.8) await sleep(50);
+      const figures = await killer.stop();
+      killerStopped = true;
+      const doneUnderKills = accepted;
+      const tailFrom = Date.now();
+      // What the kills left behind (a claim committed whose answer was lost) comes back when its lease runs out.
       await until(
-        async () => (await observed.stats()).byState.done >= JOBS * 0.8,
-        "80 % of the jobs done under kills",
+        async () => (await observed.stats()).byState.done === JOBS,
+        async () => `every job done once the kills stopped (${await states()})`,
         40_000,
         50,
       );
-      const figures = await killer.stop();
-      killerStopped = true;
-      // What the kills left behind (a claim committed whose answer was lost) comes back when its lease runs out.
-      await until(async () => (await observed.stats()).byState.done === JOBS, "every job done", 20_000, 50);
+      const tailSeconds = (Date.now() - tailFrom) / 1000;
       const report = await worker.stop();
       const seconds = (Date.now() - started) / 1000;
       console.log(
@@ -162,7 +172,7 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL connections te
           `busyWhenTerminated=${figures.busy} failedRounds=${report.errors} errors=${JSON.stringify(countBy(errors))} ` +
           `claimed=${report.claimed} ok=${report.ok} refused=${report.refused} heartbeats=${report.heartbeats} ` +
           `sends=${[...sends.values()].reduce((a, b) => a + b, 0)} sentTwice=${[...sends.values()].filter((n) => n > 1).length} ` +
-          `doneAtFirstError=${doneAtFirstError} uncaught=${uncaught.length} seconds=${seconds.toFixed(1)}`,
+          `doneAtFirstError=${doneAtFirstError} uncaught=${uncaught.length} seconds=${seconds.toFixed(1)} tail=${tailSeconds.toFixed(1)}`,
       );
 
       // The kills did hit the worker mid-work, and it kept working after them.
@@ -171,6 +181,7 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL connections te
       expect(report.errors).toBeGreaterThan(0);
       expect(doneAtFirstError).not.toBeNull();
       expect(doneAtFirstError!).toBeLessThan(JOBS * 0.8);
+      expect(doneUnderKills).toBeGreaterThan(doneAtFirstError!);
       expect(report.ok).toBeGreaterThan(doneAtFirstError!);
       for (const id of ids) expect(sends.get(id) ?? 0, id).toBeGreaterThan(0);
 
@@ -202,7 +213,7 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL connections te
       // A no-op after the stop above; after a failure it ends the worker before its store closes.
       await worker.stop().catch(() => undefined);
     }
-  }, 90_000);
+  }, 120_000);
 
   it("G1/G4/G9: a relay's ledger whose connections are killed during its claims settles every GUID DONE, none debited twice, and the ledger equals a rebuild", async () => {
     const GUIDS = 200;

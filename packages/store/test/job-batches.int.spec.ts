@@ -199,14 +199,20 @@ for (const engine of ENGINES) {
       it("a lease lost while sending: the late outcome is refused, the new holder's is kept", async () => {
         await queue.enqueue({ id: "slow", payload: null });
         let release: () => void = () => undefined;
+        // A lease of a minute on the test's clock: the worker's heartbeats (every third of it, in
+        // real time) never come during the test, so none can extend the lease, or hold the row
+        // locked while the thief's claim skips locked rows.
         const worker = new JobWorker(queue, {
           owner: "slow-worker",
+          leaseMs: 60_000,
           sender: () => new Promise<boolean>((resolve) => (release = () => resolve(true))),
         });
-        const draining = worker.drain();
-        // Until the worker holds the job (a claim of its own in flight would keep the row locked).
+        // One claim in all: a worker that polled on would itself take over the job once its lease
+        // ran out (or hold the row locked while the thief's claim skips locked rows).
+        const draining = worker.drain({ limit: 1 });
+        // Until the worker holds the job (its claim in flight would keep the row locked).
         while ((await queue.get("slow"))?.state !== "leased") await new Promise((resolve) => setTimeout(resolve, 5));
-        clock.advance(1_000);
+        clock.advance(60_000);
         const thief = (await queue.claim("other")) as ClaimedJob;
         expect(thief.token).toBe(2);
         release();

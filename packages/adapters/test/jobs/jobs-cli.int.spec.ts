@@ -173,6 +173,11 @@ for (const engine of ENGINES) {
             "VERQ_INVALID_ARGUMENT: --concurrency must be a whole number from 1 to 1000",
           ],
           [work("--target", target, "--concurrency", "two"), "VERQ_INVALID_ARGUMENT: --concurrency"],
+          [
+            work("--target", target, "--batch-size", "0"),
+            "VERQ_INVALID_ARGUMENT: --batch-size must be a whole number from 1 to 1000",
+          ],
+          [work("--target", target, "--rounds", "5"), "VERQ_INVALID_ARGUMENT: --rounds must be a whole number from 1 to 4"],
           [work("--target", target, "--poll", "0ms"), "VERQ_INVALID_ARGUMENT: --poll must be at least 1ms"],
           [work("--target", target, "--timeout", "0ms"), "VERQ_INVALID_ARGUMENT: --timeout must be at least 1ms"],
           [work("--target", target, "--timeout", "30d"), "VERQ_INVALID_ARGUMENT: --timeout must be at most"],
@@ -233,6 +238,33 @@ for (const engine of ENGINES) {
           events: { type: string; data: { owner?: string } }[];
         };
         expect(shown.events.find((e) => e.type === "job.claimed")?.data.owner).toBe("pool");
+      });
+
+      it("--batch-size claims that many jobs in one transaction, however few are in flight", async () => {
+        const ids = Array.from({ length: 8 }, (_, i) => `batch-${i}`);
+        for (const id of ids) await verq("jobs", "enqueue", "--db", db, "--id", id, "--payload", "{}");
+        delayMs = 20;
+        const args = ["--target", target, "--exit-when-idle", "--concurrency", "1", "--batch-size", "6", "--rounds", "1"];
+        const run = await verq("jobs", "work", "--db", db, ...args, "--json");
+        expect(run.code, run.err).toBe(0);
+        expect(
+          run.out
+            .trim()
+            .split("\n")
+            .map(json)
+            .map((l) => l.id)
+            .sort(),
+        ).toEqual(ids);
+        const claimedAt = async (id: string) => {
+          const shown = json((await verq("jobs", "show", id, "--db", db, "--json")).out) as {
+            events: { type: string; data: { at?: number } }[];
+          };
+          return shown.events.find((e) => e.type === "job.claimed")?.data.at;
+        };
+        // One claim transaction reads the clock once: the first six share it, though each was
+        // delivered 20 ms after the one before.
+        const first = await Promise.all(ids.slice(0, 6).map(claimedAt));
+        expect(new Set(first).size).toBe(1);
       });
 
       it("--exit-when-idle exits 1 when a send left its job leased (BadAck), after working the rest", async () => {

@@ -90,6 +90,7 @@ export const OPTION_KINDS: Record<string, BadKind> = {
   "--out": "path",
   "--docs": "path",
   "--batch-size": "number",
+  "--rounds": "number",
   "--type": "choice",
   "--name": "id",
   "--cron": "cron",

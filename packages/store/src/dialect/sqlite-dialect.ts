@@ -22,6 +22,7 @@ export const sqliteStatements: Statements = {
   // BEGIN IMMEDIATE already holds the single write lock.
   exclusive: () => Promise.resolve(),
   claimLockSuffix: "",
+  parallelWrites: false,
   beforeClaim: () => Promise.resolve(),
   jsonText: (column, key) => sql<string | null>`json_extract(${sql.ref(column)}, ${sql.lit(`$.${key}`)})`,
 };

@@ -80,12 +80,11 @@ function problemOf(path: string): Problem | null {
  */
 export async function checkSqliteFile(path: string): Promise<void> {
   if (sizeOf(path) === null) {
-    for (const log of ["-wal", "-journal"]) {
-      if (nonEmpty(`${path}${log}`)) {
-        throw sqliteCorrupt(`its ${log.slice(1)} file ${path}${log} is there without it`, undefined, path);
-      }
-    }
-    return;
+    const log = ["-wal", "-journal"].find((suffix) => nonEmpty(`${path}${suffix}`));
+    if (log === undefined) return;
+    // Looked for again: a process creating the store may have made the file, then its log,
+    // between the first look and the log's. SQLite never writes a log before its file.
+    if (sizeOf(path) === null) throw sqliteCorrupt(`its ${log.slice(1)} file ${path}${log} is there without it`, undefined, path);
   }
   for (let waited = 0; ; waited += EMPTY_POLL_MS) {
     const problem = problemOf(path);

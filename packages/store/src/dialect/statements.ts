@@ -101,6 +101,12 @@ export interface Statements {
    */
   readonly claimLockSuffix: string;
   /**
+   * Whether two transactions of one store write at the same time: on PostgreSQL each runs on a
+   * connection of its own, and a worker's rounds overlap (one is written while another commits);
+   * SQLite has one writer, so a second round waits for the first (`JobWorker`'s `rounds` is 1 there).
+   */
+  readonly parallelWrites: boolean;
+  /**
    * Runs before a claim's candidate SELECTs, in the claim's transaction: makes the planner walk
    * the partial due index in order and stop at the LIMIT. PostgreSQL's statistics of a queue
    * table lag behind bursts (thousands of jobs enqueued since the last ANALYZE look like a

@@ -17,7 +17,7 @@ import type { JobStats, JobStatsFilter } from "../sql/jobs/selectJobStats.ts";
 import type { VerqStore } from "../store.ts";
 import { claimJobs, type ClaimOptions, type ClaimedJob, type LeaseExpiry } from "./claim-jobs.ts";
 import { enqueueJobs, type EnqueueInput, type EnqueueOptions, type EnqueueResult } from "./enqueue-jobs.ts";
-import { EXTEND_LEASE, HELD_ROUND } from "./held-round.ts";
+import { EXTEND_LEASE, HELD_ROUND, PARALLEL_WRITES } from "./held-round.ts";
 import {
   extendLease,
   finishAndClaim,
@@ -170,6 +170,11 @@ export class JobQueue {
     held: HeldJobs,
   ): Promise<{ accepted: boolean[]; claimed: ClaimedJob[]; expired: LeaseExpiry[] }> {
     return finishAndClaim(this.#context, finishes, owner, max, options, held);
+  }
+
+  /** Whether this store's transactions write at the same time (see `Statements.parallelWrites`). */
+  get [PARALLEL_WRITES](): boolean {
+    return this.#context.store.dialect.statements.parallelWrites;
   }
 
   /** {@link heartbeat}, returning the job as the extension left it, or `null` when refused. */

@@ -4,6 +4,9 @@ import type { ClaimedJob } from "./claim-jobs.ts";
 import type { RecordInput, Sender } from "./finish-jobs.ts";
 import type { KindHandler } from "./job-kind.ts";
 
+/** The most rounds a `JobWorker` may have under way at once (`JobWorkerOptions.rounds`). */
+export const MAX_WORKER_ROUNDS = 4;
+
 /** Settings of a `JobWorker`. */
 export interface JobWorkerOptions {
   /** Who holds the leases (shown in `verq jobs show`). */
@@ -36,6 +39,14 @@ export interface JobWorkerOptions {
    * heartbeats meanwhile, like those of the jobs being sent.
    */
   readonly batchSize?: number;
+  /**
+   * Rounds under way at once (1 to 4), each its own transaction: 2 by default on PostgreSQL,
+   * where each runs on a connection of its own and one is written while another commits; 1 on
+   * SQLite, whose single writer would only queue a second. The worker holds up to
+   * `rounds × batchSize` jobs; a round after the first claims only while the last claim found
+   * as many jobs as it asked for.
+   */
+  readonly rounds?: number;
   /** Lease of each claim; the queue's default when absent. */
   readonly leaseMs?: number;
   /** The named queues it claims from (higher priority first across them): `["default"]` when absent. */
@@ -134,12 +145,6 @@ export const heldKey = (id: string, token: number): string => `${token}:${id}`;
 export function failureFields(failure: JobFailure | null): Record<string, unknown> {
   if (failure === null) return {};
   return { failure: failure.category, errorClass: failure.errorClass, errorCode: failure.code, httpStatus: failure.status };
-}
-
-/** A held job's heartbeat timer, and whether a heartbeat is being written. */
-export interface Held {
-  readonly timer: NodeJS.Timeout;
-  beating: boolean;
 }
 
 /** An attempt's outcome waiting for its round, with what the worker reports of it. */

@@ -4,13 +4,16 @@ import { checkClaimQueues, type ClaimOptions, type ClaimedJob, type LeaseExpiry 
 import { sendForOutcome, type RecordInput } from "./finish-jobs.ts";
 import { MAX_BATCH_SIZE, checkCount } from "./job-context.ts";
 import { kindRoutes, type KindRoutes } from "./job-kinds.ts";
-import { EXTEND_LEASE, HELD_ROUND } from "./held-round.ts";
+import { WorkerJournal } from "./worker-journal.ts";
+import { Alarm } from "./alarm.ts";
+import { HeartbeatClock } from "./heartbeat-clock.ts";
+import { EXTEND_LEASE, HELD_ROUND, PARALLEL_WRITES } from "./held-round.ts";
 import type { JobQueue } from "./job-queue.ts";
 import {
   failureFields,
   heldKey,
+  MAX_WORKER_ROUNDS,
   type DrainOptions,
-  type Held,
   type PendingRecord,
   type JobWorkerOptions,
   type JobWorkerReport,
@@ -46,6 +49,7 @@ export class JobWorker {
   readonly #routes: KindRoutes;
   readonly #concurrency: number;
   readonly #batchSize: number;
+  readonly #rounds: number;
   readonly #claimOptions: ClaimOptions;
   readonly #idleMs: number;
   readonly #onSendError: ((job: ClaimedJob, error: unknown) => void) | undefined;
@@ -53,12 +57,12 @@ export class JobWorker {
   readonly #beforeRecord: ((outcomes: readonly RecordInput[]) => void) | undefined;
   readonly #onError: ((error: unknown) => void) | undefined;
   readonly #log: VerqLogger;
-  /** Per job held (by {@link heldKey}). */
-  readonly #claimedAt = new Map<string, number>();
+  readonly #journal: WorkerJournal;
 
   readonly #waiting: ClaimedJob[] = [];
   readonly #outcomes: PendingRecord[] = [];
-  readonly #held = new Map<string, Held>();
+  /** The heartbeats of the jobs held, by {@link heldKey}. */
+  readonly #held = new HeartbeatClock();
   /** Per job id, the job as its claim or last heartbeat left it (a copy no handler sees): a round decides from it. */
   readonly #states = new Map<string, ClaimedJob>();
   /** Heartbeats under way: a run ends only after they have, so the store is never closed under one. */
@@ -68,7 +72,15 @@ export class JobWorker {
   #halted = false;
   #claimBudget = Number.POSITIVE_INFINITY;
   #running: Promise<JobWorkerReport> | null = null;
-  #wake: (() => void) | null = null;
+  readonly #alarm = new Alarm();
+  /** Jobs the rounds under way are claiming, at most. */
+  #claiming = 0;
+  /** Rounds under way, and rounds done. */
+  #underWay = 0;
+  #roundsDone = 0;
+  /** Whether the last claim found as many jobs as it asked for: the lanes after the first claim only then. */
+  #backlog = false;
+  #firstLaneDone = false;
   #report = {
     claimed: 0,
     ok: 0,
@@ -88,6 +100,7 @@ export class JobWorker {
     this.#routes = kindRoutes(options);
     this.#concurrency = checkCount(options.concurrency ?? 1, "concurrency");
     this.#batchSize = checkCount(options.batchSize ?? this.#concurrency, "batchSize");
+    this.#rounds = checkCount(options.rounds ?? (queue[PARALLEL_WRITES] ? 2 : 1), "rounds", MAX_WORKER_ROUNDS);
     const { kinds } = this.#routes;
     this.#claimOptions = {
       ...(options.leaseMs === undefined ? {} : { leaseMs: checkLeaseMs(options.leaseMs) }),
@@ -100,6 +113,7 @@ export class JobWorker {
     this.#beforeRecord = options.beforeRecord;
     this.#onError = options.onError;
     this.#log = options.logger === undefined ? stderrLogger : (options.logger ?? silentLogger);
+    this.#journal = new WorkerJournal(this.#log, this.#owner);
   }
 
   /**
@@ -125,7 +139,7 @@ export class JobWorker {
   start(): void {
     if (this.#running !== null) throw new VerqError("VERQ_INVALID_ARGUMENT", "this worker is already running");
     this.#begin(Number.POSITIVE_INFINITY);
-    const unsubscribe = this.#queue.onEnqueued(() => this.#wakeUp());
+    const unsubscribe = this.#queue.onEnqueued(() => this.#alarm.ring());
     this.#running = this.#loop(false).finally(unsubscribe);
     // A failed run is reported by stop(); until then it must not count as unhandled.
     this.#running.catch(() => undefined);
@@ -137,7 +151,7 @@ export class JobWorker {
    */
   async stop(): Promise<JobWorkerReport> {
     this.#stopping = true;
-    this.#wakeUp();
+    this.#alarm.ring();
     const running = this.#running;
     if (running === null) return { ...this.#report };
     try {
@@ -156,32 +170,70 @@ export class JobWorker {
     this.#stopping = false;
     this.#halted = false;
     this.#claimBudget = limit;
+    this.#claiming = 0;
+    this.#underWay = 0;
+    this.#backlog = false;
+    this.#firstLaneDone = false;
   }
 
   async #loop(untilIdle: boolean): Promise<JobWorkerReport> {
     try {
+      const lanes = await Promise.allSettled(Array.from({ length: this.#rounds }, (_, lane) => this.#lane(lane, untilIdle)));
+      const failed = lanes.find((lane): lane is PromiseRejectedResult => lane.status === "rejected");
+      if (failed !== undefined) throw failed.reason;
+      return { ...this.#report };
+    } finally {
+      // On a failed run the jobs still waiting are left to their leases, as after a crash.
+      this.#halted = true;
+      this.#journal.forget(this.#waiting);
+      this.#waiting.length = 0;
+      for (const key of this.#held.keys()) this.#release(key);
+      this.#states.clear();
+      // A heartbeat that started before the release still writes: wait for it (it never rejects).
+      await Promise.all([...this.#beats]);
+    }
+  }
+
+  /**
+   * One lane of rounds: each round records the outcomes that have arrived and claims what the
+   * batch has room for, one transaction at a time. With `rounds` above 1, as many lanes run at
+   * once, each a transaction of its own (on its own connection): a round is under way while
+   * another commits. The jobs a lane is claiming count as held for the others. The first lane
+   * polls and decides when the run ends; the others claim only while the last claim found as
+   * many jobs as it asked for (a backlog), record outcomes, and otherwise wait to be woken.
+   */
+  async #lane(lane: number, untilIdle: boolean): Promise<void> {
+    try {
       for (;;) {
+        if (this.#halted || (lane > 0 && this.#firstLaneDone)) return;
         // Group commit: let the sends that settle in this turn of the event loop join the round.
         if (this.#outcomes.length > 0) await new Promise((resolve) => setImmediate(resolve));
+        if (this.#halted) return;
         const outcomes = this.#outcomes.splice(0, MAX_BATCH_SIZE);
-        const held = this.#inFlight + this.#waiting.length;
-        const room = Math.min(this.#batchSize - held, this.#claimBudget);
+        const held = this.#inFlight + this.#waiting.length + this.#claiming;
+        const room = Math.min(this.#batchSize * this.#rounds - held, this.#batchSize, this.#claimBudget);
         // Claim in rounds of at least half a batch, so that commits stay shared.
-        const claiming = !this.#stopping && room > 0 && (held === 0 || room >= Math.ceil(this.#batchSize / 2));
+        const claiming =
+          !this.#stopping && room > 0 && (held === 0 || room >= Math.ceil(this.#batchSize / 2)) && (lane === 0 || this.#backlog);
         let claimed = 0;
+        // Whether another round committed while this one was under way: what it recorded may
+        // have freed a queue's slot after this round's claim looked, so finding nothing is no end.
+        let overlapped = false;
         if (outcomes.length > 0 || claiming) {
+          const want = claiming ? room : 0;
+          this.#claiming += want;
+          this.#claimBudget -= want;
+          this.#underWay++;
+          const seen = this.#roundsDone;
           let round: { accepted: boolean[]; claimed: ClaimedJob[]; expired: LeaseExpiry[] };
           try {
             if (outcomes.length > 0) this.#beforeRecord?.(outcomes);
             // One transaction records the outcomes that arrived and claims the next jobs.
-            round = await this.#queue[HELD_ROUND](
-              outcomes,
-              this.#owner,
-              claiming ? room : 0,
-              this.#claimOptions,
-              this.#heldStates(outcomes),
-            );
+            round = await this.#queue[HELD_ROUND](outcomes, this.#owner, want, this.#claimOptions, this.#heldStates(outcomes));
           } catch (error) {
+            this.#underWay--;
+            this.#claiming -= want;
+            this.#claimBudget += want;
             // The transaction changed nothing: keep its outcomes for the next round.
             this.#outcomes.unshift(...outcomes);
             this.#log.error(
@@ -191,34 +243,49 @@ export class JobWorker {
             if (untilIdle || this.#onError === undefined || this.#stopping) throw error;
             this.#report.errors++;
             this.#onError(error);
-            await this.#sleep(this.#idleMs);
+            await this.#alarm.sleep(this.#idleMs);
             continue;
           }
           claimed = round.claimed.length;
-          this.#claimBudget -= claimed;
+          overlapped = this.#roundsDone !== seen;
+          this.#roundsDone++;
+          this.#underWay--;
+          this.#claiming -= want;
+          this.#claimBudget += want - claimed;
+          if (claiming) this.#backlog = claimed === want;
           this.#report.claimed += claimed;
           if (claiming) this.#report.claimTransactions++;
-          this.#logClaims(round.claimed, round.expired);
+          this.#journal.claims(round.claimed, round.expired);
           for (const job of round.claimed) this.#hold(job);
           this.#waiting.push(...round.claimed);
           this.#startSends();
           this.#recorded(outcomes, round.accepted);
+          // What this round claimed or recorded may give the other lanes work, or room, again.
+          if (this.#rounds > 1 && (claimed > 0 || outcomes.length > 0)) this.#alarm.ring();
         }
         if (this.#outcomes.length > 0) continue;
-        const busy = this.#inFlight > 0 || this.#waiting.length > 0;
-        if (!busy && (this.#stopping || (untilIdle && claimed === 0))) return { ...this.#report };
+        if (lane > 0) {
+          // Checked right before waiting (nothing runs between the check and the wait): a lane
+          // that waited after the first lane ended would never be woken.
+          if (this.#firstLaneDone || this.#halted) return;
+          await this.#alarm.sleep(null);
+          continue;
+        }
+        // Another lane's round under way may record an outcome that frees a queue's slot, or claim.
+        const busy = this.#inFlight > 0 || this.#waiting.length > 0 || this.#underWay > 0;
+        const found = claimed > 0 || overlapped;
+        if (!busy && (this.#stopping || (untilIdle && !found))) return;
         // Wait for a send to settle or a job to be enqueued (both wake the loop), or poll again.
-        if (busy || claimed === 0) await this.#sleep(this.#idleMs);
+        if (busy || !found) await this.#alarm.sleep(this.#idleMs);
       }
-    } finally {
-      // On a failed run the jobs still waiting are left to their leases, as after a crash.
+    } catch (error) {
+      // The other lanes stop with this one: the run has failed.
       this.#halted = true;
-      for (const job of this.#waiting) this.#claimedAt.delete(heldKey(job.id, job.token));
-      this.#waiting.length = 0;
-      for (const key of [...this.#held.keys()]) this.#release(key);
-      this.#states.clear();
-      // A heartbeat that started before the release still writes: wait for it (it never rejects).
-      await Promise.all([...this.#beats]);
+      throw error;
+    } finally {
+      if (lane === 0) this.#firstLaneDone = true;
+      // A lane that ends may leave the others waiting: let them look again.
+      this.#alarm.ring();
     }
   }
 
@@ -258,7 +325,7 @@ export class JobWorker {
     }
     this.#inFlight--;
     this.#startSends();
-    this.#wakeUp();
+    this.#alarm.ring();
   }
 
   /** Counts the outcomes a round recorded, ends their jobs' heartbeats and reports each. */
@@ -273,7 +340,7 @@ export class JobWorker {
       else if (record.outcome !== "failed") this.#report[record.outcome]++;
       const { id, token, outcome, queue, kind, handlerMs } = record;
       const result = { id, token, outcome, accepted: ok, queue, kind, failure: record.failure ?? null, handlerMs };
-      this.#logOutcome(result);
+      this.#journal.outcome(result);
       return result;
     });
     if (this.#onFinished !== undefined) for (const result of results) this.#onFinished(result);
@@ -286,61 +353,11 @@ export class JobWorker {
     const leaseMs = job.leaseUntil - job.updatedAt;
     if (leaseMs < 1) return;
     const key = heldKey(job.id, job.token);
-    const timer = setInterval(
-      () => {
-        const beat = this.#heartbeat(key, job, leaseMs);
-        this.#beats.add(beat);
-        void beat.finally(() => this.#beats.delete(beat));
-      },
-      Math.max(1, Math.floor(leaseMs / HEARTBEAT_FRACTION)),
-    );
-    timer.unref();
-    this.#held.set(key, { timer, beating: false });
-  }
-
-  #logClaims(claimed: readonly ClaimedJob[], expired: readonly LeaseExpiry[]): void {
-    const log = this.#log;
-    const now = performance.now();
-    for (const lost of expired) {
-      log.warn(
-        { id: lost.id, token: lost.token, owner: lost.owner, state: lost.state, by: this.#owner },
-        lost.state === "leased"
-          ? "lease expired; taken over by a new claim"
-          : "lease expired on the last attempt; the job is dead",
-      );
-    }
-    for (const job of claimed) {
-      this.#claimedAt.set(heldKey(job.id, job.token), now);
-      log.debug(
-        {
-          id: job.id,
-          token: job.token,
-          owner: job.owner,
-          leaseUntil: job.leaseUntil,
-          attempt: job.attempts,
-          maxAttempts: job.maxAttempts,
-        },
-        "claimed",
-      );
-    }
-  }
-
-  #logOutcome(result: JobWorkerResult): void {
-    const log = this.#log;
-    const key = heldKey(result.id, result.token);
-    const claimedAt = this.#claimedAt.get(key);
-    this.#claimedAt.delete(key);
-    // The handler's duration is `sendMs` here.
-    const { failure, handlerMs, ...rest } = result;
-    const fields = {
-      ...rest,
-      ...failureFields(failure),
-      owner: this.#owner,
-      sendMs: handlerMs,
-      durationMs: claimedAt === undefined ? null : elapsedMs(claimedAt),
-    };
-    if (result.accepted) log.info(fields, "outcome recorded");
-    else log.warn(fields, "stale finish refused: the lease was lost and another worker holds the job");
+    this.#held.hold(key, Math.floor(leaseMs / HEARTBEAT_FRACTION), () => {
+      const beat = this.#heartbeat(key, job, leaseMs);
+      this.#beats.add(beat);
+      void beat.finally(() => this.#beats.delete(beat));
+    });
   }
 
   async #heartbeat(key: string, job: ClaimedJob, leaseMs: number): Promise<void> {
@@ -370,27 +387,6 @@ export class JobWorker {
   }
 
   #release(key: string): void {
-    const held = this.#held.get(key);
-    if (held === undefined) return;
-    clearInterval(held.timer);
-    this.#held.delete(key);
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#wake = null;
-        resolve();
-      }, ms);
-      this.#wake = () => {
-        clearTimeout(timer);
-        this.#wake = null;
-        resolve();
-      };
-    });
-  }
-
-  #wakeUp(): void {
-    this.#wake?.();
+    this.#held.release(key);
   }
 }

@@ -1,13 +1,19 @@
-/** Polls `condition` every `everyMs` until it holds; fails after `timeoutMs`, naming `what`. */
+/**
+ * Polls `condition` every `everyMs` until it holds; fails after `timeoutMs`, naming `what` (or
+ * what `what` describes at that moment, such as the states the jobs are in).
+ */
 export async function until(
   condition: () => boolean | Promise<boolean>,
-  what: string,
+  what: string | (() => string | Promise<string>),
   timeoutMs = 10_000,
   everyMs = 10,
 ): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await condition())) {
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > end) {
+      const described = typeof what === "string" ? what : await what();
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${described}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }

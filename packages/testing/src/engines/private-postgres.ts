@@ -63,6 +63,15 @@ async function postgresUser(): Promise<{ uid: number; gid: number }> {
 }
 
 /**
+ * `runuser`, which lives in an `sbin` folder that a shell's PATH may leave out (a non-login or
+ * reduced environment); its name alone when it is in none of them.
+ */
+function runuser(): string {
+  const found = ["/usr/sbin", "/sbin", "/usr/bin", "/bin"].map((dir) => path.join(dir, "runuser")).find((p) => fs.existsSync(p));
+  return found ?? "runuser";
+}
+
+/**
  * Starts a PostgreSQL server of the test's own (`initdb` in a temporary folder, `pg_ctl start`
  * on a free port, without fsync: nothing here must survive the machine), for a test that stops
  * or restarts the server and so must not disturb the shared one other tests use at the same
@@ -80,7 +89,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     fs.chownSync(dir, uid, gid);
   }
   const pg = (program: string, args: readonly string[]) =>
-    root ? run("runuser", ["-u", "postgres", "--", path.join(bin, program), ...args]) : run(path.join(bin, program), [...args]);
+    root ? run(runuser(), ["-u", "postgres", "--", path.join(bin, program), ...args]) : run(path.join(bin, program), [...args]);
   const port = await freePort();
   const settings = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c full_page_writes=off -c shared_buffers=16MB`;
   let stopped = false;
