@@ -133,6 +133,22 @@ export class VerqStore {
   }
 
   /**
+   * @internal Runs `work`, one statement that is atomic by itself, outside any transaction (see
+   * `Statements.standaloneWrites`): again while the engine reports contention, its errors
+   * translated, as {@link transaction} does.
+   */
+  async standalone<T>(work: (db: Kysely<VerqDatabase>) => Promise<T>): Promise<T> {
+    return retryWhenBusy(
+      (error) => this.dialect.errors.isBusy(error),
+      () =>
+        work(this.db).catch((error: unknown) => {
+          throw this.dialect.errors.storeError(error) ?? error;
+        }),
+      this.busyRetry,
+    );
+  }
+
+  /**
    * @internal Announces, from inside `trx`, that `topic` has news (jobs became claimable), for
    * the idle workers of every process that shares the store. This store's own subscribers are
    * woken right after the commit when `trx` is a transaction of {@link transaction} (never after

@@ -45,6 +45,7 @@ export function postgresStatements(prepared: PreparedStatements): Statements {
     },
     claimLockSuffix: "for update skip locked",
     parallelWrites: true,
+    standaloneWrites: true,
     async beforeClaim(trx: Kysely<VerqDatabase>): Promise<void> {
       // JIT off as well: a plan that must still sort carries the disabled sort's huge cost, which
       // would have PostgreSQL JIT-compile the claim (about 150 ms) on every call.

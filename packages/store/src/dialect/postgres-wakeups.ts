@@ -88,6 +88,7 @@ export function postgresWakeups(config: pg.ClientConfig, scope: string): Wakeups
     async notify(trx, topic, othersOnly = false) {
       await sql`select pg_notify(${channelOf(topic)}, ${othersOnly ? self : ""})`.execute(trx);
     },
+    notification: (topic, othersOnly) => ({ channel: channelOf(topic), payload: othersOnly ? self : "" }),
     wakeHere: (topic) => wake(channelOf(topic)),
     subscribe(topic, listener) {
       const channel = channelOf(topic);

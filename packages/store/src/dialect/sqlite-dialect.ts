@@ -23,6 +23,7 @@ export const sqliteStatements: Statements = {
   exclusive: () => Promise.resolve(),
   claimLockSuffix: "",
   parallelWrites: false,
+  standaloneWrites: false,
   beforeClaim: () => Promise.resolve(),
   jsonText: (column, key) => sql<string | null>`json_extract(${sql.ref(column)}, ${sql.lit(`$.${key}`)})`,
 };

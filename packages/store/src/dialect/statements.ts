@@ -107,6 +107,13 @@ export interface Statements {
    */
   readonly parallelWrites: boolean;
   /**
+   * Whether one statement may append events and write their projection (a data-modifying
+   * `with`) outside any transaction, atomic by itself: one round trip where a transaction of
+   * its own costs a `BEGIN` and a `COMMIT` more. PostgreSQL: yes (a lone enqueue is written so).
+   * SQLite has no data-modifying `with`, and its transactions cost no round trip.
+   */
+  readonly standaloneWrites: boolean;
+  /**
    * Runs before a claim's candidate SELECTs, in the claim's transaction: makes the planner walk
    * the partial due index in order and stop at the LIMIT. PostgreSQL's statistics of a queue
    * table lag behind bursts (thousands of jobs enqueued since the last ANALYZE look like a

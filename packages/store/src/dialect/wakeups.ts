@@ -23,6 +23,11 @@ export interface Wakeups {
    * LISTEN hears every commit on the database); false when there is no channel (SQLite).
    */
   readonly reachesOwnSubscribers: boolean;
+  /**
+   * The channel and payload of {@link notify}, for a statement that sends it itself (see
+   * `Statements.standaloneWrites`); null where there is no channel.
+   */
+  notification(topic: WakeupTopic, othersOnly: boolean): { readonly channel: string; readonly payload: string } | null;
   /** Calls this store's own subscribers of `topic` at once. */
   wakeHere(topic: WakeupTopic): void;
   /** Calls `listener` for every wake-up of `topic` in this store and every announcement by another; returns the function that stops. */
@@ -36,6 +41,7 @@ export function localWakeups(): Wakeups {
   const listeners = new Map<WakeupTopic, Set<() => void>>();
   return {
     notify: () => Promise.resolve(),
+    notification: () => null,
     reachesOwnSubscribers: false,
     wakeHere(topic) {
       for (const listener of listeners.get(topic) ?? []) listener();

@@ -18,6 +18,7 @@ import {
 import type { Kysely } from "kysely";
 import { commitChanges, decideMany } from "../command-path.ts";
 import type { VerqDatabase } from "../schema.ts";
+import { insertJobAlone } from "../sql/jobs/insertJobAlone.ts";
 import { selectArchivedJobs } from "../sql/jobs/selectArchivedJobs.ts";
 import { answer, handleJobs, isArray, type DecidedJob, type JobContext } from "./job-context.ts";
 
@@ -97,6 +98,11 @@ export async function enqueueJobs(
   if (inputs.length === 0) return [];
   const now = context.clock.now();
   const items = inputs.map((input) => enqueueCommand(context, input, now));
+  const [item] = items;
+  if (outer === undefined && items.length === 1 && item !== undefined && context.store.dialect.statements.standaloneWrites) {
+    const alone = await enqueueAlone(context, item);
+    if (alone !== undefined) return [alone];
+  }
   return outer === undefined
     ? await context.store.transaction((trx) => enqueueIn(context, trx, items))
     : await enqueueIn(context, outer, items);
@@ -135,6 +141,40 @@ async function enqueueIn(
     if (decided === undefined) throw new Error(`no decision for the enqueue of ${item.id}`);
     return enqueueResult(decided, item.commands[0]);
   });
+}
+
+/**
+ * A lone enqueue of a new job where one statement may be a transaction by itself
+ * (`standaloneWrites`, PostgreSQL): decided as the creation of its job from the blank job, as
+ * {@link enqueueIn} decides it, and written by one statement in one round trip (its event
+ * insert-or-nothing, its row, the wake-up). Undefined when that statement wrote nothing (the id
+ * was taken, or is in the archive) or the machine did not create the job from the blank one:
+ * the ordinary path then decides it, from what is there.
+ */
+async function enqueueAlone(context: JobContext, item: EnqueueItem): Promise<EnqueueResult | undefined> {
+  const { store } = context;
+  const wake = store.dialect.wakeups.notification("jobs", true);
+  const { decided, changes } = decideMany(new Map(), context.decide, [item], (id) => newJob(id, null));
+  const [change] = changes;
+  const [event] = change?.events ?? [];
+  if (wake === null || decided[0] === undefined || change === undefined || change.events.length !== 1 || event === undefined)
+    return undefined;
+  const job = change.after;
+  if (job.state === "new") return undefined;
+  const payloadJson = context.payloadText(job.payload);
+  const position = await store.standalone((db) =>
+    insertJobAlone(
+      db,
+      store.dialect,
+      { job, payloadJson },
+      { type: event.type, data: JSON.stringify(event.data), at: event.data.at },
+      wake,
+    ),
+  );
+  if (position === null) return undefined;
+  // Committed: this store's idle workers are woken now, the others by the statement's NOTIFY.
+  store.dialect.wakeups.wakeHere("jobs");
+  return enqueueResult(decided[0], item.commands[0]);
 }
 
 /** Checks one enqueue input and builds its command; throws before anything is written. */

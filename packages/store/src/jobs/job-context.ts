@@ -10,6 +10,7 @@ import {
   systemClock,
   type BackoffPolicy,
   type Clock,
+  type Job,
   type JobCommand,
   type JobDecider,
   type JobDecision,
@@ -85,11 +86,15 @@ export interface JobContext {
   readonly claimCandidates: ClaimCandidates;
   readonly jobs: StreamProjection<JobStreamState, JobEvent>;
   readonly payloadTexts: WeakMap<object, string>;
+  /** A payload's canonical JSON: the text its enqueue checked, else made anew. */
+  readonly payloadText: (payload: Job["payload"]) => string;
 }
 
 /** The context of a queue on `store` with `options`; bad defaults throw a {@link VerqError}. */
 export function jobContext(store: VerqStore, options: JobQueueOptions): JobContext {
   const payloadTexts = new WeakMap<object, string>();
+  const payloadText = (payload: Job["payload"]) =>
+    (typeof payload === "object" && payload !== null ? payloadTexts.get(payload) : undefined) ?? canonicalJson(payload);
   return {
     store,
     clock: options.clock ?? systemClock,
@@ -101,12 +106,9 @@ export function jobContext(store: VerqStore, options: JobQueueOptions): JobConte
     redriveLimit: options.redriveLimit ?? { max: 50, windowMs: 60_000 },
     decide: options.decider ?? decideJob,
     claimCandidates: options.claimCandidates ?? selectClaimCandidates,
-    jobs: jobStream(
-      store.dialect,
-      (payload) =>
-        (typeof payload === "object" && payload !== null ? payloadTexts.get(payload) : undefined) ?? canonicalJson(payload),
-    ),
+    jobs: jobStream(store.dialect, payloadText),
     payloadTexts,
+    payloadText,
   };
 }
 
