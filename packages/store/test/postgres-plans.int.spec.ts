@@ -10,6 +10,7 @@ import type { StoreDialect } from "../src/dialect/store-dialect.ts";
 import { localWakeups } from "../src/dialect/wakeups.ts";
 import type { VerqDatabase } from "../src/schema.ts";
 import { insertEventRows, type EventRow } from "../src/sql/events/insertEventRows.ts";
+import { insertJobAlone } from "../src/sql/jobs/insertJobAlone.ts";
 import { insertJobRows } from "../src/sql/jobs/insertJobRows.ts";
 import { selectArchivedJobs } from "../src/sql/jobs/selectArchivedJobs.ts";
 import { selectClaimCandidates } from "../src/sql/jobs/selectClaimCandidates.ts";
@@ -58,7 +59,7 @@ class RolledBack extends Error {}
  * The statements of the job hot path for `batch` jobs, as the store's SQL builds them, with the
  * values it binds, in the order a worker's transactions run them (the claim's `set local` among
  * them): loads by id, the event appends (insert-or-nothing and checked), the row update and
- * insert, the archive lookup, the queue loads and the claim's candidate selects. Nothing stays
+ * insert, the archive lookup, the lone enqueue's one statement, the queue loads and the claim's candidate selects. Nothing stays
  * written.
  */
 async function hotPath(db: Kysely<VerqDatabase>, dialect: StoreDialect, captured: CompiledQuery[], batch: number) {
@@ -111,6 +112,12 @@ async function hotPath(db: Kysely<VerqDatabase>, dialect: StoreDialect, captured
         dialect,
         fresh.map((job) => ({ job, payloadJson: "{}", enqueuePosition: positions.get(`1:${job.id}`) ?? 0 })),
       );
+      // A lone enqueue: its event, its row and its wake-up in one statement.
+      const lone = { ...(fresh[0] as Job), id: "lone-job" };
+      const wake = { channel: "verq_plans", payload: "" };
+      expect(
+        await insertJobAlone(trx, dialect, { job: lone, payloadJson: "{}" }, { type: "job.enqueued", data: "{}", at: NOW }, wake),
+      ).not.toBeNull();
       // A claim: the queue loads, the candidates (every queue, and of kinds), their events and rows.
       await selectQueueLoads(trx, dialect, ["default", "other", "limited"]);
       const queues = { expired: ["default", "other"], due: ["default", "other"] };

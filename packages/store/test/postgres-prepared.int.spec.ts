@@ -14,7 +14,8 @@ async function preparedOn(store: VerqStore): Promise<Map<string, string>> {
 
 /**
  * A worker's work on `n` jobs: a bulk enqueue, the same enqueue again (every job already there,
- * so loaded by id and refused as already enqueued), claims from a limited and an unlimited queue
+ * so loaded by id and refused as already enqueued), a lone enqueue in a queue no claim asks for
+ * (one statement of its own) and again (the ordinary path answers), claims from a limited and an unlimited queue
  * with and without kinds, and the finishes. Returns how many jobs were claimed.
  */
 async function rounds(queue: JobQueue, prefix: string, n: number): Promise<number> {
@@ -26,6 +27,9 @@ async function rounds(queue: JobQueue, prefix: string, n: number): Promise<numbe
   }));
   expect((await queue.enqueueMany(jobs)).every((r) => r.created)).toBe(true);
   expect((await queue.enqueueMany(jobs)).some((r) => r.created)).toBe(false);
+  const lone = { id: `${prefix}-lone`, payload: { lone: true }, queue: "elsewhere" };
+  expect((await queue.enqueue(lone)).created).toBe(true);
+  expect((await queue.enqueue(lone)).created).toBe(false);
   const queues = ["default", "limited"];
   const first = await queue.claimMany("w", Math.ceil(n / 2), { queues });
   const second = await queue.claimMany("w", n, { queues, kinds: { names: ["mail"], kindless: true } });
@@ -43,6 +47,8 @@ const HOT_PATH = {
     /^insert into events .* select \* from unnest\(.*\) on conflict .* do nothing returning stream_id, version, position$/s,
   "event append": /^insert into events .* select \* from unnest\(\$1::text\[\], .*\) returning stream_id, version, position$/s,
   "job rows": /^insert into jobs .* select \* from unnest\(/s,
+  "lone enqueue":
+    /^with v as \(select \* from unnest\(.*\)\), e as \(insert into events .* on conflict .* do nothing returning position\), j as \(insert into jobs .*pg_notify/s,
   "job row update":
     /^update jobs set .* from unnest\(.*\) as v\(.*\) where \(jobs\.id = any\(\(select \$\d+::text\[\]\)::text\[\]\) and jobs\.id = v\.column\d+\) and jobs\.version = v\.column\d+$/s,
   "expired leases":

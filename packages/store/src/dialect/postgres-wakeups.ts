@@ -25,13 +25,23 @@ const RELISTEN_MS = 500;
  * is the connections' search path: only stores with the same one hear each other.
  */
 export function postgresWakeups(config: pg.ClientConfig, scope: string): Wakeups {
-  const channelOf = (topic: WakeupTopic) => channelName(topic, scope);
+  // Named once per topic: every enqueue asks.
+  const channels = new Map<WakeupTopic, string>();
+  const channelOf = (topic: WakeupTopic) => {
+    let channel = channels.get(topic);
+    if (channel === undefined) channels.set(topic, (channel = channelName(topic, scope)));
+    return channel;
+  };
   const listeners = new Map<string, Set<() => void>>();
   let client: pg.Client | null = null;
   let connecting: Promise<void> | null = null;
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
   const self = randomUUID();
+  const notification = (topic: WakeupTopic, othersOnly: boolean) => ({
+    channel: channelOf(topic),
+    payload: othersOnly ? self : "",
+  });
 
   const wake = (channel: string) => {
     for (const listener of listeners.get(channel) ?? []) listener();
@@ -86,9 +96,10 @@ export function postgresWakeups(config: pg.ClientConfig, scope: string): Wakeups
   return {
     reachesOwnSubscribers: true,
     async notify(trx, topic, othersOnly = false) {
-      await sql`select pg_notify(${channelOf(topic)}, ${othersOnly ? self : ""})`.execute(trx);
+      const { channel, payload } = notification(topic, othersOnly);
+      await sql`select pg_notify(${channel}, ${payload})`.execute(trx);
     },
-    notification: (topic, othersOnly) => ({ channel: channelOf(topic), payload: othersOnly ? self : "" }),
+    notification,
     wakeHere: (topic) => wake(channelOf(topic)),
     subscribe(topic, listener) {
       const channel = channelOf(topic);
