@@ -130,7 +130,7 @@ export function verqPostgresScenarios(): Scenario[] {
       group: PG_GROUPS.enqueueOne,
       system: "verq on PostgreSQL",
       get settings() {
-        return `queue.enqueue per job (one transaction each); ${schema}; ${postgresDurability()}`;
+        return `queue.enqueue per job (one statement each, outside any transaction); ${schema}; ${postgresDurability()}`;
       },
       postgres: { processes: 1, concurrency: "none (enqueue only)", poolSize: POOL_SIZE },
       available,
@@ -138,7 +138,7 @@ export function verqPostgresScenarios(): Scenario[] {
     },
     replayScenario(
       PG_GROUPS.enqueueOne,
-      "queue.enqueue per job (one transaction each)",
+      "queue.enqueue per job (one statement each, outside any transaction)",
       async () => {},
       async (queue, size) => {
         for (let i = 0; i < size.jobs; i++) await queue.enqueue({ id: jobId("job", i), payload: { quantity: i } });
@@ -194,7 +194,7 @@ export function verqPostgresScenarios(): Scenario[] {
       group: PG_GROUPS.latency,
       system: "verq on PostgreSQL",
       get settings() {
-        return `one job every ${LATENCY_GAP_MS} ms (queue.enqueue, one transaction each); JobWorker concurrency ${CONCURRENCY} (default batchSize) in the enqueuing process, woken by the enqueue in this process (and by LISTEN/NOTIFY for other processes' enqueues); time from just before enqueue to the job's send; the enqueues and the worker together: ${COST_METHOD}; ${schema}; ${postgresDurability()}`;
+        return `one job every ${LATENCY_GAP_MS} ms (queue.enqueue, one statement each); JobWorker concurrency ${CONCURRENCY} (default batchSize) in the enqueuing process, woken by the enqueue in this process (and by LISTEN/NOTIFY for other processes' enqueues); time from just before enqueue to the job's send; the enqueues and the worker together: ${COST_METHOD}; ${schema}; ${postgresDurability()}`;
       },
       postgres: oneProcess,
       available,
