@@ -123,14 +123,8 @@ export async function claimIn(
     // machine's queueFull guard, the same rule, still decides each claim. Some candidates do not end leased (an expired last attempt goes
     // dead): ask again.
     const due = queues.filter(hasRoom);
-    const candidates = await context.claimCandidates(
-      trx,
-      store.dialect,
-      now,
-      Math.max(8, max - claimed.length),
-      { expired: queues, due },
-      kinds,
-    );
+    const asked = Math.max(8, max - claimed.length);
+    const candidates = await context.claimCandidates(trx, store.dialect, now, asked, { expired: queues, due }, kinds);
     // Not `decideCandidates`: each claim's command carries the queue load that the grants before
     // it in this batch changed, the budget counts leases (a spent last attempt goes dead without
     // one), and the scan stops on what an acceptance freed, not on a refusal.
@@ -157,6 +151,9 @@ export async function claimIn(
     }
     if (changes.length === 0) break;
     await commitChanges(trx, store.dialect, context.jobs, changes);
+    // Fewer candidates than asked: the search saw every one there was. Searching again finds
+    // more only where this batch freed a slot of a queue it left out.
+    if (candidates.length < asked && !freedLeftOut) break;
   }
   return { claimed, expired };
 }

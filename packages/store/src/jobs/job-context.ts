@@ -35,6 +35,8 @@ export interface RedriveLimit {
  * How a claim reads its candidates, in the order it offers them to the job machine. The store's
  * own is `selectClaimCandidates`: expired leases first, then higher priority, due time and
  * enqueue order, heads of their ordering groups only. The order is the query's, not a guard's.
+ * It returns at most `limit` candidates, and fewer only when it saw every one there was: a claim
+ * then searches no further.
  */
 export type ClaimCandidates = typeof selectClaimCandidates;
 
