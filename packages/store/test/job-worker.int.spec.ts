@@ -1,7 +1,8 @@
-import { BadAck } from "@verq/core";
+import { BadAck, ManualClock } from "@verq/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { JobQueue, JobWorker, type JobWorkerResult, type VerqStore } from "../src/index.ts";
 import { committedStateReader, type CommittedStateReader } from "./helpers/committed-state.ts";
+import { until } from "./helpers/until.ts";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
 
 for (const engine of ENGINES) {
@@ -133,12 +134,19 @@ for (const engine of ENGINES) {
       });
 
       it("a job left leased by a BadAck gets no heartbeat: its lease expires and another worker reclaims it", async () => {
-        await queue.enqueue({ id: "left", payload: null });
-        const worker = new JobWorker(queue, { owner: "w", leaseMs: 60, idleMs: 1_000, sender: () => "yes" });
+        // Leases on a clock of the test's own, so that the lease runs out only when the test says
+        // (the worker's own polls could otherwise take the expired job over); heartbeats stay on
+        // real timers, every 20 ms of a 60 ms lease, and would extend it if they ran.
+        const clock = new ManualClock(Date.now());
+        const leased = new JobQueue(store, { clock });
+        await leased.enqueue({ id: "left", payload: null });
+        const worker = new JobWorker(leased, { owner: "w", leaseMs: 60, idleMs: 600_000, sender: () => "yes" });
         worker.start();
+        await until(async () => (await eventTypes("left")).includes("job.failed"), "the BadAck to be recorded");
         // The worker is still running (and would still be beating) while the lease runs out.
         await sleep(250);
-        const reclaimed = await queue.claim("other");
+        clock.advance(60);
+        const reclaimed = await leased.claim("other");
         const report = await worker.stop();
         expect(report).toMatchObject({ leftLeased: 1, heartbeats: 0 });
         expect(reclaimed).toMatchObject({ id: "left", token: 2 });
