@@ -1,3 +1,4 @@
+import { JOB_STREAM } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
@@ -30,9 +31,10 @@ export async function insertJobAlone(
   wake: { readonly channel: string; readonly payload: string },
 ): Promise<number | null> {
   const { names, types, values } = columnsAndValues([jobToRow(created.job, created.payloadJson, 0)]);
-  // The row's columns after the event's and the wake-up's: the row's position comes from the event.
-  const at = names.indexOf("enqueue_position");
-  const rowColumns = names.map((name, i) => (i === at ? "e.position" : `v.column${i + 6}`)).join(", ");
+  // The row's columns come after the event's three and the wake-up's two; its position comes from the event.
+  const column = (name: string) => `v.column${names.indexOf(name) + 6}`;
+  const id = column("id");
+  const rowColumns = names.map((name) => (name === "enqueue_position" ? "e.position" : column(name))).join(", ");
   const [row] = await readBatch(
     db,
     dialect,
@@ -41,8 +43,8 @@ export async function insertJobAlone(
     (v) =>
       `with v as (select * from ${v.table("v")}), ` +
       `e as (insert into events (stream_type, stream_id, version, type, data, at_ms) ` +
-      `select 'job', v.column6, 1, v.column1, v.column2, v.column3 from v ` +
-      `where not exists (select 1 from job_archive a where a.id = v.column6) ` +
+      `select '${JOB_STREAM}', ${id}, 1, v.column1, v.column2, v.column3 from v ` +
+      `where not exists (select 1 from job_archive a where a.id = ${id}) ` +
       `on conflict (stream_type, stream_id, version) do nothing returning position), ` +
       `j as (insert into jobs (${names.join(", ")}) select ${rowColumns} from v, e), ` +
       `w as (select pg_notify(v.column4, v.column5) from v, e) ` +
