@@ -59,7 +59,8 @@ const HOT_PATH = {
     /^(?!.*j\.kind)select .* from jobs j\s+where j\.state = 'pending' and j\.queue = \$\d+ .* limit \$\d+ for update skip locked$/s,
   "due jobs of kinds":
     /^select .* from jobs j\s+where j\.state = 'pending' and j\.queue = \$\d+ .* and \(j\.kind = any\(\$\d+::text\[\]\) or j\.kind is null\).* limit \$\d+ for update skip locked$/s,
-  "queue limits": /^select name, max_leased from queues where name = any\(\(select \$1::text\[\]\)::text\[\]\)/s,
+  "queue limits, with the claim's planner settings":
+    /^select claimed\.\* from \(select set_config\('enable_sort', 'off', true\), set_config\('jit', 'off', true\)\) as claim_settings\s+left join lateral \(select name, max_leased from queues where name = any\(\(select \$1::text\[\]\)::text\[\]\)/s,
   "leased counts":
     /^select queue, count\(\*\) as n from jobs where state = 'leased' and queue = any\(\(select \$1::text\[\]\)::text\[\]\)/s,
 } as const;

@@ -46,11 +46,12 @@ export function postgresStatements(prepared: PreparedStatements): Statements {
     claimLockSuffix: "for update skip locked",
     parallelWrites: true,
     standaloneWrites: true,
-    async beforeClaim(trx: Kysely<VerqDatabase>): Promise<void> {
-      // JIT off as well: a plan that must still sort carries the disabled sort's huge cost, which
-      // would have PostgreSQL JIT-compile the claim (about 150 ms) on every call.
-      await sql`select set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`.execute(trx);
-    },
+    // JIT off as well: a plan that must still sort carries the disabled sort's huge cost, which
+    // would have PostgreSQL JIT-compile the claim (about 150 ms) on every call. A left join keeps
+    // the settings' row whatever `select` finds, so they are always evaluated.
+    withClaimSettings: (select) =>
+      `select claimed.* from (select set_config('enable_sort', 'off', true), set_config('jit', 'off', true)) as claim_settings
+        left join lateral (${select}) as claimed on true`,
     jsonText: (column, key) => sql<string | null>`(${sql.ref(column)}::json ->> ${sql.lit(key)})`,
   };
 }

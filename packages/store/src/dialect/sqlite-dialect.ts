@@ -24,7 +24,7 @@ export const sqliteStatements: Statements = {
   claimLockSuffix: "",
   parallelWrites: false,
   standaloneWrites: false,
-  beforeClaim: () => Promise.resolve(),
+  withClaimSettings: (select) => select,
   jsonText: (column, key) => sql<string | null>`json_extract(${sql.ref(column)}, ${sql.lit(`$.${key}`)})`,
 };
 

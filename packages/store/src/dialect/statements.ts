@@ -114,14 +114,19 @@ export interface Statements {
    */
   readonly standaloneWrites: boolean;
   /**
-   * Runs before a claim's candidate SELECTs, in the claim's transaction: makes the planner walk
-   * the partial due index in order and stop at the LIMIT. PostgreSQL's statistics of a queue
-   * table lag behind bursts (thousands of jobs enqueued since the last ANALYZE look like a
-   * handful), and it then sorts every due job to hand out the first hundred, 20 ms instead of
-   * 0.2 ms; `enable_sort = off` (to the end of the transaction) rules that plan out, with `jit =
-   * off` (a plan that still sorts would otherwise cost enough to be JIT-compiled). Nothing on SQLite.
+   * `select`, the query a claim runs first in its transaction (its queues' limits), written so
+   * that it also sets what the claim's candidate SELECTs need of the planner, to the end of the
+   * transaction, at no round trip of its own; its rows are `select`'s, in no particular order,
+   * plus on PostgreSQL one row of nulls only (a caller drops it). PostgreSQL: the planner must
+   * walk the partial due index in order and stop at the LIMIT. Its statistics of a queue table
+   * lag behind bursts (thousands of jobs enqueued since the last ANALYZE look like a handful),
+   * and it then sorts every due job to hand out the first hundred, 20 ms instead of 0.2 ms;
+   * `enable_sort = off` rules that plan out, with `jit = off` (a plan that still sorts would
+   * otherwise cost enough to be JIT-compiled). The settings are a one-row subquery that `select`
+   * is left-joined to, so they are made whether or not `select` finds rows. SQLite: `select` as
+   * it is.
    */
-  beforeClaim(trx: Kysely<VerqDatabase>): Promise<void>;
+  withClaimSettings(select: string): string;
   /**
    * The string member `key` of the JSON object a text column holds, as an expression (null when
    * the column or the member is null): `json_extract(column, '$.key')` on SQLite,

@@ -36,7 +36,8 @@ export interface RedriveLimit {
  * own is `selectClaimCandidates`: expired leases first, then higher priority, due time and
  * enqueue order, heads of their ordering groups only. The order is the query's, not a guard's.
  * It returns at most `limit` candidates, and fewer only when it saw every one there was: a claim
- * then searches no further.
+ * then searches no further. It runs in the claim's transaction after the queue limits were read,
+ * which made the claim's planner settings (`Statements.withClaimSettings`).
  */
 export type ClaimCandidates = typeof selectClaimCandidates;
 

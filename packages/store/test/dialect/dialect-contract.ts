@@ -285,7 +285,7 @@ export function dialectContract(engine: DialectEngine): void {
     const { statements } = dialectOf(one);
     const claim = (store: VerqStore, selected?: () => void, hold?: Promise<unknown>) =>
       store.db.transaction().execute(async (trx) => {
-        await statements.beforeClaim(trx);
+        await sql.raw(statements.withClaimSettings("select 1 as one")).execute(trx);
         const { rows } = await sql<{
           k: string;
         }>`select k from contract_rows order by k limit 3 ${sql.raw(statements.claimLockSuffix)}`.execute(trx);

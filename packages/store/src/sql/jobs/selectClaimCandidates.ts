@@ -35,7 +35,6 @@ export async function selectClaimCandidates(
   const ofKinds = kindFilter(dialect, kinds);
   const lock = sql.raw(statements.claimLockSuffix);
   const columns = sql.raw(JOB_COLUMNS);
-  await statements.beforeClaim(db);
   // A full queue still hands over its expired leases (that keeps its count), so the two lists differ.
   // Leases that ran out at the same instant go in enqueue order: without the tiebreaker
   // PostgreSQL returns them in whatever order its index holds them, which updates reshuffle, so

@@ -8,7 +8,8 @@ import { readBatch } from "../batchValues.ts";
 export const queueTopic = (name: string): string => `verq.queue:${name}`;
 
 /**
- * The load of each of `queues` that has a limit, in the caller's claim transaction: its
+ * The load of each of `queues` that has a limit, read first in the caller's claim transaction
+ * (with the claim's planner settings, see `Statements.withClaimSettings`): its
  * `maxLeased` and how many of its jobs are leased now (expired leases included: their holder may
  * still be working). Before counting, the transaction takes each limited queue's turn, in name
  * order (so two claimers never wait on each other crosswise): on PostgreSQL, where claimers run
@@ -24,15 +25,17 @@ export async function selectQueueLoads(
   // Every claim reads this, its queues as a batch of keys (`readBatch`): no query compiled per
   // claim, on SQLite through the hot path, on PostgreSQL one prepared text whatever the queues.
   const keys = (names: readonly string[]) => names.map((name) => [name]);
-  const rows = await readBatch(
-    trx,
-    dialect,
-    ["text"],
-    keys(queues),
-    (v) => `select name, max_leased from queues where ${v.contains("name")} and max_leased is not null order by name`,
+  // The claim's planner settings come with this read (see Statements.withClaimSettings).
+  const rows = await readBatch(trx, dialect, ["text"], keys(queues), (v) =>
+    dialect.statements.withClaimSettings(
+      `select name, max_leased from queues where ${v.contains("name")} and max_leased is not null`,
+    ),
   );
-  if (rows.length === 0) return loads;
-  const limits = rows.map(([name, max]) => ({ name: String(name), max_leased: Number(max) }));
+  const limits = rows
+    .filter(([name]) => name !== null)
+    .map(([name, max]) => ({ name: String(name), max_leased: Number(max) }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (limits.length === 0) return loads;
   for (const { name } of limits) await dialect.statements.exclusive(trx, queueTopic(name));
   const counts = await readBatch(
     trx,
