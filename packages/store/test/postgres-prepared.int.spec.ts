@@ -51,14 +51,10 @@ const HOT_PATH = {
     /^with v as \(select \* from unnest\(.*\)\), e as \(insert into events .* on conflict .* do nothing returning position\), j as \(insert into jobs .*pg_notify/s,
   "job row update":
     /^update jobs set .* from unnest\(.*\) as v\(.*\) where \(jobs\.id = any\(\(select \$\d+::text\[\]\)::text\[\]\) and jobs\.id = v\.column\d+\) and jobs\.version = v\.column\d+$/s,
-  "expired leases":
-    /^(?!.*j\.kind)select .* from jobs j\s+where j\.state = 'leased' and j\.queue = \$\d+ .* limit \$\d+ for update skip locked$/s,
-  "expired leases of kinds":
-    /^select .* from jobs j\s+where j\.state = 'leased' .* and \(j\.kind = any\(\$\d+::text\[\]\) or j\.kind is null\).* limit \$\d+ for update skip locked$/s,
-  "due jobs":
-    /^(?!.*j\.kind)select .* from jobs j\s+where j\.state = 'pending' and j\.queue = \$\d+ .* limit \$\d+ for update skip locked$/s,
-  "due jobs of kinds":
-    /^select .* from jobs j\s+where j\.state = 'pending' and j\.queue = \$\d+ .* and \(j\.kind = any\(\$\d+::text\[\]\) or j\.kind is null\).* limit \$\d+ for update skip locked$/s,
+  "expired leases and due jobs":
+    /^with expired as \((?!.*j\.kind)select .* from jobs j\s+where j\.state = 'leased' and j\.queue = \$\d+ .* limit \$\d+ for update skip locked\),\s+due as \(select .* from jobs j\s+where j\.state = 'pending' and j\.queue = \$\d+ .* limit \$\d+ - \(select count\(\*\) from expired\) for update skip locked\)\s+select expired\.\*, 0 from expired union all select due\.\*, 1 from due$/s,
+  "expired leases and due jobs of kinds":
+    /^with expired as \(select .* from jobs j\s+where j\.state = 'leased' .* and \(j\.kind = any\(\$\d+::text\[\]\) or j\.kind is null\).* limit \$\d+ for update skip locked\),\s+due as \(select .* from jobs j\s+where j\.state = 'pending' .* and \(j\.kind = any\(\$\d+::text\[\]\) or j\.kind is null\).* for update skip locked\)/s,
   "queue limits, with the claim's planner settings":
     /^select claimed\.\* from \(select set_config\('enable_sort', 'off', true\), set_config\('jit', 'off', true\)\) as claim_settings\s+left join lateral \(select name, max_leased from queues where name = any\(\(select \$1::text\[\]\)::text\[\]\)/s,
   "leased counts":

@@ -1,5 +1,5 @@
 import type { HandledKinds, Job } from "@verq/core";
-import { sql, type CompiledQuery, type Kysely, type RawBuilder } from "kysely";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
 import { readRows } from "../readRows.ts";
@@ -8,13 +8,17 @@ import { JOB_COLUMNS, JOB_COLUMN_COUNT, columnIndex, valuesToJob } from "./jobRo
 const PRIORITY = columnIndex("priority");
 const AVAILABLE_AT = columnIndex("available_at");
 const LEASE_UNTIL = columnIndex("lease_until");
+/** The column after JOB_COLUMNS and the enqueue position: which walk found the row. */
+const WALK = JOB_COLUMN_COUNT + 1;
 
 /**
  * Jobs that may be claimable at `now`: leased with an expired lease (`lease_until <= now`,
  * oldest lease first) in `queues.expired`, or pending and due in `queues.due` (`available_at <= now`: higher
  * priority first, then due time and enqueue order), through the partial indexes `jobs_leased`
  * (by queue, lease end, enqueue order) and `jobs_pending_due` (by queue, priority, due time,
- * enqueue order), one walk per queue (see {@link walkQueues}). A job with an ordering key is a
+ * enqueue order), in one statement per queue: an IN list over several queues cannot be read
+ * from an index in one order (both engines then scanned and sorted every matching row), so each
+ * queue's walks stop at their LIMIT and the rows are merged here. A job with an ordering key is a
  * candidate only while no earlier job of its group is unfinished (a dead head blocks its own
  * group only).
  *
@@ -39,44 +43,34 @@ export async function selectClaimCandidates(
   // Leases that ran out at the same instant go in enqueue order: without the tiebreaker
   // PostgreSQL returns them in whatever order its index holds them, which updates reshuffle, so
   // two stores with one history could claim differently.
-  const expired = await walkQueues(db, dialect, queues.expired, leaseOrder, (queue) =>
-    sql`select ${columns}, j.enqueue_position from jobs j
+  const expiredOf = (queue: string) => sql`select ${columns}, j.enqueue_position from jobs j
       where j.state = 'leased' and j.queue = ${queue} and j.lease_until <= ${now} and ${headOfGroup}${ofKinds}
-      order by j.lease_until, j.enqueue_position limit ${statements.claimLimit(limit)} ${lock}`.compile(db),
-  );
-  const expiredRows = expired.slice(0, limit);
-  const remaining = limit - expiredRows.length;
-  const due =
-    remaining === 0
-      ? []
-      : await walkQueues(db, dialect, queues.due, claimOrder, (queue) =>
-          sql`select ${columns}, j.enqueue_position from jobs j
-            where j.state = 'pending' and j.queue = ${queue} and j.available_at <= ${now} and ${headOfGroup}${ofKinds}
-            order by j.priority desc, j.available_at, j.enqueue_position limit ${statements.claimLimit(remaining)} ${lock}`.compile(
-            db,
-          ),
-        );
-  return [...expiredRows, ...due.slice(0, remaining)].map(valuesToJob);
-}
-
-/**
- * The rows of one walk of a partial index per queue, each in the index's order and stopping at
- * its LIMIT, merged in `order`: an IN list over several queues cannot be read from the index in
- * one order, and both engines then scanned and sorted every matching row. Each statement's text
- * is the same whatever its queue, kinds and limit where the engine binds them (`fixed`). The rows
- * are JOB_COLUMNS and the enqueue position, last.
- */
-async function walkQueues(
-  db: Kysely<VerqDatabase>,
-  dialect: StoreDialect,
-  queues: readonly string[],
-  order: (a: readonly unknown[], b: readonly unknown[]) => number,
-  statement: (queue: string) => CompiledQuery,
-): Promise<unknown[][]> {
+      order by j.lease_until, j.enqueue_position limit ${statements.claimLimit(limit)} ${lock}`;
+  const dueOf = (queue: string, max: RawBuilder<unknown>) => sql`select ${columns}, j.enqueue_position from jobs j
+      where j.state = 'pending' and j.queue = ${queue} and j.available_at <= ${now} and ${headOfGroup}${ofKinds}
+      order by j.priority desc, j.available_at, j.enqueue_position limit ${max} ${lock}`;
+  // One statement a queue: its expired leases and, where it has room, its due jobs after them,
+  // as many as its expired ones leave of the limit (never below 0: the expired ones stop at it).
+  // Each row ends with its walk: 0 expired, 1 due.
   const rows: unknown[][] = [];
-  for (const queue of queues) rows.push(...(await readRows(db, dialect, dialect.statements.fixed(statement(queue)))));
-  if (queues.length > 1) rows.sort(order);
-  return rows;
+  for (const queue of new Set([...queues.expired, ...queues.due])) {
+    const expired = queues.expired.includes(queue);
+    const due = queues.due.includes(queue);
+    const statement =
+      expired && due
+        ? sql`with expired as (${expiredOf(queue)}),
+            due as (${dueOf(queue, sql`${statements.claimLimit(limit)} - (select count(*) from expired)`)})
+            select expired.*, 0 from expired union all select due.*, 1 from due`
+        : expired
+          ? sql`select expired.*, 0 from (${expiredOf(queue)}) as expired`
+          : sql`select due.*, 1 from (${dueOf(queue, statements.claimLimit(limit))}) as due`;
+    rows.push(...(await readRows(db, dialect, statements.fixed(statement.compile(db)))));
+  }
+  const isExpired = (row: readonly unknown[]) => Number(row[WALK]) === 0;
+  // Several queues' rows merge in the order of each walk (one queue's are in it already).
+  const expiredRows = rows.filter(isExpired).sort(leaseOrder).slice(0, limit);
+  const dueRows = rows.filter((row) => !isExpired(row)).sort(claimOrder);
+  return [...expiredRows, ...dueRows.slice(0, limit - expiredRows.length)].map(valuesToJob);
 }
 
 /**
