@@ -10,6 +10,7 @@ import type { StoreDialect } from "../src/dialect/store-dialect.ts";
 import { localWakeups } from "../src/dialect/wakeups.ts";
 import type { VerqDatabase } from "../src/schema.ts";
 import { insertEventRows, type EventRow } from "../src/sql/events/insertEventRows.ts";
+import { appendMovedJobs } from "../src/sql/jobs/appendMovedJobs.ts";
 import { insertJobAlone } from "../src/sql/jobs/insertJobAlone.ts";
 import { insertJobRows } from "../src/sql/jobs/insertJobRows.ts";
 import { selectArchivedJobs } from "../src/sql/jobs/selectArchivedJobs.ts";
@@ -133,6 +134,14 @@ async function hotPath(db: Kysely<VerqDatabase>, dialect: StoreDialect, captured
         "fail",
       );
       await updateJobRows(trx, dialect, moved(candidates));
+      // The same jobs moving on again, their events and rows in one statement.
+      const again = moved(candidates).map((change) => change.after);
+      await appendMovedJobs(
+        trx,
+        dialect,
+        events(again, (job) => job.version + 1),
+        moved(again),
+      );
       throw new RolledBack();
     })
     .catch((error: unknown) => {

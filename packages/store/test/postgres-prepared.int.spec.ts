@@ -45,12 +45,11 @@ const HOT_PATH = {
   "archived jobs by id": /^select .* from job_archive where id = any\(\(select \$1::text\[\]\)::text\[\]\)$/s,
   "event append, insert-or-nothing":
     /^insert into events .* select \* from unnest\(.*\) on conflict .* do nothing returning stream_id, version, position$/s,
-  "event append": /^insert into events .* select \* from unnest\(\$1::text\[\], .*\) returning stream_id, version, position$/s,
   "job rows": /^insert into jobs .* select \* from unnest\(/s,
   "lone enqueue":
     /^with v as \(select \* from unnest\(.*\)\), e as \(insert into events .* on conflict .* do nothing returning position\), j as \(insert into jobs .*pg_notify/s,
-  "job row update":
-    /^update jobs set .* from unnest\(.*\) as v\(.*\) where \(jobs\.id = any\(\(select \$\d+::text\[\]\)::text\[\]\) and jobs\.id = v\.column\d+\) and jobs\.version = v\.column\d+$/s,
+  "events and rows of jobs that moved on":
+    /^with v as \(select \* from unnest\(.*\) as v\(.*\)\), appended as \(insert into events .* from v\), moved as \(update jobs set .* from v where \(jobs\.id = any\(\(select \$1::text\[\]\)::text\[\]\) and jobs\.id = v\.column1\) and jobs\.version = v\.column\d+ returning 1\) select count\(\*\) from moved$/s,
   "expired leases and due jobs":
     /^with expired as \((?!.*j\.kind)select .* from jobs j\s+where j\.state = 'leased' and j\.queue = \$\d+ .* limit \$\d+ for update skip locked\),\s+due as \(select .* from jobs j\s+where j\.state = 'pending' and j\.queue = \$\d+ .* limit \$\d+ - \(select count\(\*\) from expired\) for update skip locked\)\s+select expired\.\*, 0 from expired union all select due\.\*, 1 from due$/s,
   "expired leases and due jobs of kinds":

@@ -108,9 +108,10 @@ export interface Statements {
   readonly parallelWrites: boolean;
   /**
    * Whether one statement may append events and write their projection (a data-modifying
-   * `with`) outside any transaction, atomic by itself: one round trip where a transaction of
-   * its own costs a `BEGIN` and a `COMMIT` more. PostgreSQL: yes (a lone enqueue is written so).
-   * SQLite has no data-modifying `with`, and its transactions cost no round trip.
+   * `with`): outside any transaction, atomic by itself, one round trip where a transaction of
+   * its own costs a `BEGIN` and a `COMMIT` more; inside one, one round trip for two statements.
+   * PostgreSQL: yes (a lone enqueue is written so, and the events and rows of jobs that move on).
+   * SQLite has no data-modifying `with`, and its statements and transactions cost no round trip.
    */
   readonly standaloneWrites: boolean;
   /**

@@ -13,6 +13,7 @@ import type { StreamProjection } from "../command-path.ts";
 import type { StoreDialect } from "../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../schema.ts";
 import { positionKey } from "../sql/events/insertEventRows.ts";
+import { appendMovedJobs } from "../sql/jobs/appendMovedJobs.ts";
 import { appendRetentionAudit } from "../sql/jobs/appendRetentionAudit.ts";
 import { deleteJobStreams } from "../sql/jobs/deleteJobStreams.ts";
 import { insertArchiveRows } from "../sql/jobs/insertArchiveRows.ts";
@@ -30,7 +31,10 @@ import { updateJobRows, type JobRowChange } from "../sql/jobs/updateJobRows.ts";
  * chained; its row is written once, from the last. A change that ends in `job.pruned`
  * (retention) archives the job and deletes its stream and row instead (its `job.pruned`,
  * appended right after the version decided on, was the version check); each batch of prunes
- * writes one `jobs.pruned` audit event first, in the same transaction. `payloadText` gives a payload's canonical
+ * writes one `jobs.pruned` audit event first, in the same transaction. Where the engine writes
+ * an append and its projection in one statement (`Statements.standaloneWrites`), jobs that only
+ * move on have their events and rows written so (`appendMovedJobs`), with the same two checks.
+ * `payloadText` gives a payload's canonical
  * JSON (by default {@link canonicalJson}; the job queue passes the text it already made).
  */
 export function jobStream(
@@ -41,6 +45,18 @@ export function jobStream(
     streamType: JOB_STREAM,
     idOf: (job) => job.id,
     load: (trx, ids) => selectJobsById(trx, dialect, ids),
+    // Jobs that only move on (no creation, prune or redrive, which need the events' positions or
+    // more than a row), where one statement may append and update: both in that one statement.
+    async appendAndProject(trx, changes, events) {
+      if (!dialect.statements.standaloneWrites) return false;
+      const moved = new Map<string, JobRowChange>();
+      for (const { before, after, events: emitted } of changes) {
+        if (before.version === 0 || emitted.some((e) => e.type === "job.pruned" || e.type === "job.redriven")) return false;
+        moved.set(after.id, { beforeVersion: moved.get(after.id)?.beforeVersion ?? before.version, after: existing(after) });
+      }
+      await appendMovedJobs(trx, dialect, events, [...moved.values()]);
+      return true;
+    },
     async project(trx, allChanges, positions) {
       const prunes = allChanges.filter((change) => change.events.some((e) => e.type === "job.pruned"));
       if (prunes.length > 0) await prune(trx, dialect, prunes);
