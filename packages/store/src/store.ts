@@ -100,34 +100,21 @@ export class VerqStore {
    * commits on its own.
    */
   async transaction<T>(work: (trx: Kysely<VerqDatabase>) => Promise<T>, attempts = this.busyRetry.attempts): Promise<T> {
-    const { result, committed } = await retryWhenBusy(
-      (error) => this.dialect.errors.isBusy(error),
-      async () => {
-        // Each attempt collects its own: what a rolled-back attempt scheduled never runs.
-        const callbacks: (() => void)[] = [];
-        const hotPath = this.dialect.statements.hotPath;
-        const result = await this.db
-          .transaction()
-          .execute(async (trx) => {
-            this.#afterCommit.set(trx, callbacks);
-            hotPath?.hold(trx);
-            try {
-              return await work(trx);
-            } finally {
-              hotPath?.release(trx);
-            }
-          })
-          .catch((error: unknown) => {
-            // A full disk (or a damaged file) is a verq error whatever statement met it.
-            throw this.dialect.errors.storeError(error) ?? error;
-          });
-        return { result, committed: callbacks };
-      },
-      {
-        ...this.busyRetry,
-        attempts,
-      },
-    );
+    const { result, committed } = await this.#againWhenBusy(async () => {
+      // Each attempt collects its own: what a rolled-back attempt scheduled never runs.
+      const callbacks: (() => void)[] = [];
+      const hotPath = this.dialect.statements.hotPath;
+      const result = await this.db.transaction().execute(async (trx) => {
+        this.#afterCommit.set(trx, callbacks);
+        hotPath?.hold(trx);
+        try {
+          return await work(trx);
+        } finally {
+          hotPath?.release(trx);
+        }
+      });
+      return { result, committed: callbacks };
+    }, attempts);
     for (const callback of committed) callback();
     return result;
   }
@@ -138,13 +125,22 @@ export class VerqStore {
    * translated, as {@link transaction} does.
    */
   async standalone<T>(work: (db: Kysely<VerqDatabase>) => Promise<T>): Promise<T> {
+    return this.#againWhenBusy(() => work(this.db));
+  }
+
+  /**
+   * Runs `attempt` again while the engine reports contention (up to `attempts` tries, within the
+   * store's busy limit), with what it throws translated: a full disk (or a damaged file) is a
+   * verq error whatever statement met it.
+   */
+  #againWhenBusy<T>(attempt: () => Promise<T>, attempts = this.busyRetry.attempts): Promise<T> {
     return retryWhenBusy(
       (error) => this.dialect.errors.isBusy(error),
       () =>
-        work(this.db).catch((error: unknown) => {
+        attempt().catch((error: unknown) => {
           throw this.dialect.errors.storeError(error) ?? error;
         }),
-      this.busyRetry,
+      { ...this.busyRetry, attempts },
     );
   }
 
