@@ -4,13 +4,22 @@ import { MessageError, VerqError } from "@verq/core";
 import { sameFile } from "./place-file.ts";
 import { openQueue } from "./queue-dirs.ts";
 
+/** The longest file name (in UTF-8 bytes) the common file systems hold: Linux's NAME_MAX. */
+export const MAX_FILE_NAME_BYTES = 255;
+
 /**
- * Checks that `file` is a plain file name: not empty, not `.` or `..`, no `/`, `\` or NUL.
- * Throws `VERQ_INVALID_ARGUMENT` otherwise, so that a replay can never reach outside `error/`.
+ * Checks that `file` is a plain file name: not empty, not `.` or `..`, no `/`, `\` or NUL, at
+ * most {@link MAX_FILE_NAME_BYTES} bytes. Throws `VERQ_INVALID_ARGUMENT` otherwise, so that a
+ * replay can never reach outside `error/`, and a name no folder can hold is bad input, not a
+ * file that is missing.
  */
 export function checkFileName(file: string): string {
   if (file === "" || file === "." || file === ".." || /[/\\\0]/.test(file)) {
     throw new VerqError("VERQ_INVALID_ARGUMENT", "FILE must be the name of a file in error/, not a path (no /, \\ or ..)");
+  }
+  // No file system holds a longer name: it could only be reported as not found.
+  if (Buffer.byteLength(file) > MAX_FILE_NAME_BYTES) {
+    throw new VerqError("VERQ_INVALID_ARGUMENT", `FILE must be a file name of at most ${MAX_FILE_NAME_BYTES} bytes`);
   }
   return file;
 }

@@ -94,6 +94,10 @@ for (const engine of ENGINES) {
           ["..\\x", 2],
           ["..", 2],
           [".", 2],
+          // The longest name a folder holds is only missing; a longer one is bad input.
+          [`${"m".repeat(250)}.json`, 4],
+          [`${"m".repeat(251)}.json`, 2],
+          [`${"é".repeat(126)}.json`, 2],
         ];
         for (const [file, code] of cases) {
           const r = await verq("files", "replay", q.root, file, "--db", q.db);
