@@ -25,7 +25,9 @@ import {
   type CommandStore,
   type StreamChange,
   type StreamCommands,
+  type StreamProjection,
 } from "../src/command-path.ts";
+import { insertEventRows } from "../src/sql/events/insertEventRows.ts";
 import type { VerqDatabase } from "../src/schema.ts";
 import { lockStream } from "../src/streams/lock-stream.ts";
 import { freshStores } from "./helpers/fresh-store.ts";
@@ -212,6 +214,39 @@ for (const engine of ENGINES) {
         { id: "b", v: 1, type: "lock.acquired" },
       ]);
       expect(await store.db.transaction().execute((trx) => commitChanges(trx, store.dialect, lockStream, []))).toEqual([]);
+    });
+
+    it("commitChanges leaves the append and the projection to a projection that writes both at once, and does both itself when it declines", async () => {
+      const { store } = await stores.open(engine);
+      const given: string[][] = [];
+      let projected = 0;
+      // The lock stream, with a write of both at once that either appends the events itself or declines.
+      const both = (writes: boolean): StreamProjection<OperatorLock, LockEvent> => ({
+        ...lockStream,
+        project: () => {
+          projected++;
+          return Promise.resolve();
+        },
+        async appendAndProject(trx, _changes, events) {
+          given.push(events.map((e) => `${e.streamId}@${e.version} ${e.type}`));
+          if (writes) await insertEventRows(trx, store.dialect, LOCK_STREAM, events, "fail");
+          return writes;
+        },
+      });
+      const first = changeOf(newLock("a"), acquire("ops-a"), release(1));
+      await store.db.transaction().execute((trx) => commitChanges(trx, store.dialect, both(true), [first]));
+      expect(given).toEqual([["a@1 lock.acquired", "a@2 lock.released"]]);
+      expect(projected).toBe(0);
+      const second = changeOf(first.after, acquire("ops-b"));
+      await store.db.transaction().execute((trx) => commitChanges(trx, store.dialect, both(false), [second]));
+      expect(given[1]).toEqual(["a@3 lock.acquired"]);
+      expect(projected).toBe(1);
+      // Each event once: neither write appended what the other did.
+      expect(await eventsOf(store)).toEqual([
+        { id: "a", v: 1, type: "lock.acquired" },
+        { id: "a", v: 2, type: "lock.released" },
+        { id: "a", v: 3, type: "lock.acquired" },
+      ]);
     });
 
     it("with creations skipped, a stream another writer created first is left out with its later changes; the rest is written", async () => {
