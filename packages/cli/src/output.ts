@@ -41,6 +41,7 @@ const CODE_EXITS: Readonly<Partial<Record<VerqErrorCode, ExitCode>>> = {
   VERQ_BAD_ACK: EXIT.failed,
   VERQ_STORE_BUSY: EXIT.failed,
   VERQ_STORE_UNREACHABLE: EXIT.failed,
+  VERQ_STORE_CONNECTION_LOST: EXIT.failed,
   VERQ_STORE_FULL: EXIT.failed,
   VERQ_STORE_CORRUPT: EXIT.failed,
   VERQ_TABLE_CONFLICT: EXIT.failed,

@@ -266,8 +266,18 @@ export async function retryOnVersionConflict<T>(work: () => Promise<T>): Promise
 /** What {@link handleWithRetry} needs of the store: its dialect and its write transactions. */
 export interface CommandStore {
   readonly dialect: StoreDialect;
-  transaction<T>(work: (trx: Kysely<VerqDatabase>) => Promise<T>): Promise<T>;
+  transaction<T>(
+    work: (trx: Kysely<VerqDatabase>) => Promise<T>,
+    attempts?: number,
+    options?: { readonly witnessed?: boolean },
+  ): Promise<T>;
 }
+
+/**
+ * The option of verq's own transactions whose every effect that matters is an event: a COMMIT of
+ * one cut on a lost connection is settled from the log (see `VerqStore.transaction`).
+ */
+export const WITNESSED = { witnessed: true } as const;
 
 /**
  * {@link handle} for one stream in a write transaction of its own, decided again (from a fresh
@@ -289,11 +299,15 @@ export async function handleWithRetry<
   initial: (id: string) => S | undefined,
 ): Promise<Decided<S, Decision<A, E, R, C["type"]>>> {
   return retryOnVersionConflict(() =>
-    store.transaction(async (trx) => {
-      const [decided] = await handleMany(trx, store.dialect, projection, decide, [item], initial);
-      if (decided === undefined) throw new Error(`no decision for stream ${item.id}`);
-      return decided;
-    }),
+    store.transaction(
+      async (trx) => {
+        const [decided] = await handleMany(trx, store.dialect, projection, decide, [item], initial);
+        if (decided === undefined) throw new Error(`no decision for stream ${item.id}`);
+        return decided;
+      },
+      undefined,
+      WITNESSED,
+    ),
   );
 }
 

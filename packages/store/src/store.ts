@@ -1,4 +1,6 @@
-import { isVerqError } from "@verq/core";
+import { isVerqError, VerqError } from "@verq/core";
+import { watchCommit, type CommitWitness } from "./commit-witnesses.ts";
+import { findWitnesses } from "./sql/events/findWitnesses.ts";
 import { sql, type Kysely } from "kysely";
 import { postgresStoreDialect } from "./dialect/postgres-dialect.ts";
 import type { PostgresOptions } from "./dialect/postgres-options.ts";
@@ -16,6 +18,28 @@ import { rebuildGuidLedger } from "./sql/ledger/rebuildGuidLedger.ts";
 import { rebuildJobProjections } from "./sql/jobs/rebuildJobProjections.ts";
 import { rebuildScheduleProjections } from "./sql/schedules/rebuildScheduleProjections.ts";
 import { rebuildMessageProjections } from "./sql/files/rebuildMessageProjections.ts";
+
+/** The first pause after a lost connection, in ms, and how much each further one grows. */
+const RECONNECT_STEP_MS = 100;
+/** The longest pause between two tries after a lost connection, in ms. */
+const RECONNECT_MAX_PAUSE_MS = 1_000;
+
+/** A cut COMMIT whose events are not in the log: its transaction did not land, and runs again. */
+class NotLanded extends Error {
+  constructor(cause: unknown) {
+    super("the transaction whose COMMIT was cut did not land", { cause });
+  }
+}
+
+/** How {@link VerqStore.transaction} treats a COMMIT whose answer was lost. */
+export interface TransactionOptions {
+  /**
+   * @internal True for verq's own transactions, whose every effect that matters is an event: a
+   * cut COMMIT of one that appended none changed nothing that anyone reads (a counter at most),
+   * and its result stands. Without it such a cut is `VERQ_STORE_CONNECTION_LOST`.
+   */
+  readonly witnessed?: boolean;
+}
 
 /** Migrations of a fresh file that another process is migrating wait for it: 20 tries, 10 ms steps. */
 const MIGRATION_RETRY: BusyRetry = { attempts: 20, stepMs: 10, maxPauseMs: 200 };
@@ -62,6 +86,8 @@ export class VerqStore {
    * ones when it brought an older store up to date, none when the store was up to date.
    */
   readonly appliedMigrations: readonly string[];
+  /** @internal How long a call tries to get a lost connection back before `VERQ_STORE_UNREACHABLE` (PostgreSQL's `reconnectMs`). */
+  readonly reconnectMs: number;
   #closed = false;
   /** What to run after each commit of {@link transaction}, by its transaction (see {@link announce}). */
   readonly #afterCommit = new WeakMap<Kysely<VerqDatabase>, (() => void)[]>();
@@ -73,8 +99,10 @@ export class VerqStore {
     path: string,
     busyRetry: BusyRetry = TRANSACTION_RETRY,
     appliedMigrations: readonly string[] = [],
+    reconnectMs = 0,
   ) {
     this.db = db;
+    this.reconnectMs = reconnectMs;
     this.dialect = dialect;
     this.path = path;
     this.busyRetry = busyRetry;
@@ -99,24 +127,66 @@ export class VerqStore {
    * connection of the pool: it runs beside the transaction, does not see what `work` wrote, and
    * commits on its own.
    */
-  async transaction<T>(work: (trx: Kysely<VerqDatabase>) => Promise<T>, attempts = this.busyRetry.attempts): Promise<T> {
-    const { result, committed } = await this.#againWhenBusy(async () => {
-      // Each attempt collects its own: what a rolled-back attempt scheduled never runs.
-      const callbacks: (() => void)[] = [];
-      const hotPath = this.dialect.statements.hotPath;
-      const result = await this.db.transaction().execute(async (trx) => {
-        this.#afterCommit.set(trx, callbacks);
-        hotPath?.hold(trx);
-        try {
-          return await work(trx);
-        } finally {
-          hotPath?.release(trx);
+  async transaction<T>(
+    work: (trx: Kysely<VerqDatabase>) => Promise<T>,
+    attempts = this.busyRetry.attempts,
+    options: TransactionOptions = {},
+  ): Promise<T> {
+    const { result, committed } = await this.#afterReconnecting(async () => {
+      // The try whose COMMIT went out: its result, its callbacks, and what it appended.
+      let cut: { result: T; callbacks: (() => void)[]; witnesses: CommitWitness[] } | undefined;
+      try {
+        return await this.#againWhenBusy(async () => {
+          cut = undefined;
+          // Each attempt collects its own: what a rolled-back attempt scheduled never runs.
+          const callbacks: (() => void)[] = [];
+          const hotPath = this.dialect.statements.hotPath;
+          const result = await this.db.transaction().execute(async (trx) => {
+            const witnesses = watchCommit(trx);
+            this.#afterCommit.set(trx, callbacks);
+            hotPath?.hold(trx);
+            try {
+              const done = await work(trx);
+              cut = { result: done, callbacks, witnesses };
+              return done;
+            } finally {
+              hotPath?.release(trx);
+            }
+          });
+          return { result, committed: callbacks };
+        }, attempts);
+      } catch (error) {
+        if (cut === undefined || !isVerqError(error, "VERQ_STORE_CONNECTION_LOST")) throw error;
+        // Whether the cut COMMIT landed is read from the log, never guessed.
+        if (cut.witnesses.length === 0) {
+          if (options.witnessed !== true) throw error;
+        } else if (!(await this.landed(cut.witnesses))) {
+          throw new NotLanded(error);
         }
-      });
-      return { result, committed: callbacks };
-    }, attempts);
+        return { result: cut.result, committed: cut.callbacks };
+      }
+    });
     for (const callback of committed) callback();
     return result;
+  }
+
+  /**
+   * @internal Whether the events `witnesses` name stand in the log as they were written: true
+   * when every one does, false when none does (their transaction did not land). Asked after a
+   * COMMIT whose answer was lost. The events are written again, insert-or-nothing, in a
+   * transaction that is then rolled back: an insert waits for a transaction still committing the
+   * same places, so the answer never races the cut one. Events found at their places but unlike
+   * the witnesses, or only some of them found, would mean the log was written beside the store's
+   * arbiter: `VERQ_UNEXPECTED`.
+   */
+  async landed(witnesses: readonly CommitWitness[]): Promise<boolean> {
+    const found = await this.#afterReconnecting(() => findWitnesses(this.db, this.dialect, witnesses));
+    if (found === 0) return false;
+    if (found === witnesses.length) return true;
+    throw new VerqError(
+      "VERQ_UNEXPECTED",
+      `after a lost COMMIT, ${found} of the ${witnesses.length} events it appended stand in the log as written: the log was written outside the store`,
+    );
   }
 
   /**
@@ -126,6 +196,34 @@ export class VerqStore {
    */
   async standalone<T>(work: (db: Kysely<VerqDatabase>) => Promise<T>): Promise<T> {
     return this.#againWhenBusy(() => work(this.db));
+  }
+
+  /**
+   * Runs `attempt` again while its connection was lost before anything could be committed (the
+   * connection broke in the transaction before COMMIT, or none could be had: a failover, a
+   * restart), and while a cut COMMIT was found not to have landed; with a growing pause, for at
+   * most the store's `reconnectMs`, then `VERQ_STORE_UNREACHABLE`, with nothing of it written.
+   */
+  async #afterReconnecting<T>(attempt: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    for (let tries = 1; ; tries++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        const notCommitted = error instanceof NotLanded || this.dialect.errors.isConnectionLost(error);
+        if (!notCommitted) throw error;
+        const waited = Date.now() - started;
+        const pause = Math.min(RECONNECT_MAX_PAUSE_MS, RECONNECT_STEP_MS * tries);
+        if (waited + pause > this.reconnectMs) {
+          throw new VerqError(
+            "VERQ_STORE_UNREACHABLE",
+            `lost the connection to ${this.path} and got none back within ${this.reconnectMs} ms (${tries} ${tries === 1 ? "try" : "tries"}); nothing of this call was written, try again later`,
+            { cause: error instanceof NotLanded ? error.cause : error },
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
   }
 
   /**
@@ -261,7 +359,7 @@ async function openPostgresStore(options: PostgresStoreOptions): Promise<VerqSto
   // Loaded only for PostgreSQL: a SQLite store never loads pg.
   const { ensureSchema, openPostgres, requireSchema, unreachable } = await import("./dialect/postgres-connection.ts");
   const { postgresWakeups } = await import("./dialect/postgres-wakeups.ts");
-  const { db, clientConfig, prepared } = await openPostgres(options);
+  const { db, clientConfig, prepared, reconnectMs } = await openPostgres(options);
   // Wake-ups reach the stores that see the same tables: those with the same search path.
   const { rows } = await sql<{ path: string }>`select current_setting('search_path') as path`.execute(db);
   const scope = rows[0]?.path ?? "";
@@ -272,7 +370,7 @@ async function openPostgresStore(options: PostgresStoreOptions): Promise<VerqSto
     const applied = await migrated(db, dialect, TRANSACTION_RETRY, { create, where }, (trx) =>
       create ? ensureSchema(trx, options.schema) : requireSchema(trx, options.schema, where),
     );
-    return new VerqStore(db, dialect, where, TRANSACTION_RETRY, applied);
+    return new VerqStore(db, dialect, where, TRANSACTION_RETRY, applied, reconnectMs);
   } catch (error) {
     throw isVerqError(error) ? error : unreachable(options.url, error);
   }

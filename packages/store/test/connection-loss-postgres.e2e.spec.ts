@@ -118,7 +118,7 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL connections te
 
     const sends = new Map<string, number>();
     const errors: string[] = [];
-    let doneAtFirstError: number | null = null;
+    let doneAtFirstKill = 0;
     let accepted = 0;
     // Leases short enough that the jobs of a claim lost with its connection come back within the test.
     const worker = new JobWorker(new JobQueue(victim, { defaultLeaseMs: 1_000 }), {
@@ -134,16 +134,14 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL connections te
         return true;
       },
       onFinished: (result) => void (result.accepted && accepted++),
-      onError: (error) => {
-        doneAtFirstError ??= accepted;
-        errors.push(kindOf(error));
-      },
+      onError: (error) => void errors.push(kindOf(error)),
     });
     const observed = new JobQueue(observer);
     const started = Date.now();
     worker.start();
     // Let the worker get going, then cut its connections while it works.
     await until(() => accepted > 0, "the first job done", 20_000, 50);
+    doneAtFirstKill = accepted;
     const killer = startKiller(application, 60);
     let killerStopped = false;
     try {
@@ -172,17 +170,17 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL connections te
           `busyWhenTerminated=${figures.busy} failedRounds=${report.errors} errors=${JSON.stringify(countBy(errors))} ` +
           `claimed=${report.claimed} ok=${report.ok} refused=${report.refused} heartbeats=${report.heartbeats} ` +
           `sends=${[...sends.values()].reduce((a, b) => a + b, 0)} sentTwice=${[...sends.values()].filter((n) => n > 1).length} ` +
-          `doneAtFirstError=${doneAtFirstError} uncaught=${uncaught.length} seconds=${seconds.toFixed(1)} tail=${tailSeconds.toFixed(1)}`,
+          `doneAtFirstKill=${doneAtFirstKill} uncaught=${uncaught.length} seconds=${seconds.toFixed(1)} tail=${tailSeconds.toFixed(1)}`,
       );
 
-      // The kills did hit the worker mid-work, and it kept working after them.
+      // The kills did hit the worker mid-work, it kept working under them, and the store rode out
+      // every one: a transaction cut before its COMMIT ran again, one cut at it was settled from the log.
       expect(figures.terminated).toBeGreaterThan(0);
       expect(figures.busy).toBeGreaterThan(0);
-      expect(report.errors).toBeGreaterThan(0);
-      expect(doneAtFirstError).not.toBeNull();
-      expect(doneAtFirstError!).toBeLessThan(JOBS * 0.8);
-      expect(doneUnderKills).toBeGreaterThan(doneAtFirstError!);
-      expect(report.ok).toBeGreaterThan(doneAtFirstError!);
+      expect(doneAtFirstKill).toBeLessThan(JOBS * 0.8);
+      expect(doneUnderKills).toBeGreaterThan(doneAtFirstKill);
+      expect(countBy(errors), "errors the worker saw").toEqual({});
+      expect(report.errors).toBe(0);
       for (const id of ids) expect(sends.get(id) ?? 0, id).toBeGreaterThan(0);
 
       // Every job done once: one completion in its log, and the tokens of its claims 1..n, each

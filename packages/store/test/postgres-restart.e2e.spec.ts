@@ -92,9 +92,10 @@ describe.skipIf(!privatePostgresAvailable())("PostgreSQL restarted while workers
           `sentTwice=${[...sends.values()].filter((n) => n > 1).length} uncaught=${uncaught.length} seconds=${seconds.toFixed(1)}`,
       );
 
-      // The restart cut the workers off mid-run, and they went on after it.
-      expect(errors.length, "the restart reached the workers").toBeGreaterThan(0);
+      // The restart cut the workers off mid-run (every connection ends with it), and they went on
+      // after it with no error: what was cut before its COMMIT ran again, what was cut at it was settled from the log.
       expect(acceptedAtRestart).toBeLessThan(JOBS);
+      expect(countBy(errors), "errors the workers saw").toEqual({});
       expect(acceptedAfterRestart).toBeGreaterThan(0);
     } finally {
       // A no-op after the stops above; after a failure it ends the workers before their stores close.

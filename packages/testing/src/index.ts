@@ -25,5 +25,6 @@ export {
   type TestDatabase,
 } from "./engines/test-database.ts";
 export { holdWriteLock } from "./engines/hold-write-lock.ts";
+export { startCuttingProxy, type Cut, type CutPoint, type CuttingProxy } from "./engines/cutting-proxy.ts";
 export { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from "./engines/private-postgres.ts";
 export { rawSql } from "./engines/raw-sql.ts";

@@ -11,6 +11,12 @@ export interface ErrorClassifier {
    */
   isBusy(error: unknown): boolean;
   /**
+   * True when `error` means the connection to the server broke, could not be made, or reaches a
+   * server that cannot write (a replica after a failover). What became of the work under way
+   * depends on where it broke (see `VerqStore.transaction`); never true on SQLite.
+   */
+  isConnectionLost(error: unknown): boolean;
+  /**
    * The verq error a database error stands for, which every statement of the store throws in
    * its place: no room left (SQLite's `SQLITE_FULL`, PostgreSQL's SQLSTATE 53100 `disk_full`) is
    * `VERQ_STORE_FULL`; a damaged SQLite file (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) is

@@ -11,9 +11,14 @@ export interface MigrationSupport {
   /**
    * Runs the first open's schema work (`work`, with the database to run it on) so that processes
    * opening one fresh database at once take turns: SQLite's migration transaction already takes
-   * the write lock; PostgreSQL takes a session advisory lock around it.
+   * the write lock; PostgreSQL runs it in one transaction under a transaction advisory lock.
    */
   withMigrationLock<T>(db: Kysely<VerqDatabase>, work: (db: Kysely<VerqDatabase>) => Promise<T>): Promise<T>;
+  /**
+   * True when {@link withMigrationLock} runs `work` in a transaction of its own: the migrator then
+   * opens none (and takes its own lock for that transaction only).
+   */
+  readonly ownTransaction?: boolean;
   /**
    * The schema that holds the store's migration bookkeeping, read on `db` before migrating:
    * undefined on SQLite (one file, one schema); PostgreSQL's current schema, since other schemas

@@ -9,6 +9,9 @@ import { preparedStatements, preparingPool, type PreparedStatements } from "./po
 import { describePostgresUrl, isPostgresUrl } from "./postgres-url.ts";
 import { storeNotInitialized } from "../store-open-errors.ts";
 
+/** How long a store tries to get a connection back (a failover takes seconds to tens of seconds), in ms. */
+export const DEFAULT_RECONNECT_MS = 30_000;
+
 /** A schema name verq accepts: it is written into `search_path`, so nothing that needs quoting. */
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -69,6 +72,8 @@ export interface PostgresHandles {
   readonly db: Kysely<VerqDatabase>;
   readonly clientConfig: pg.ClientConfig;
   readonly prepared: PreparedStatements;
+  /** The `reconnectMs` of the options, checked. */
+  readonly reconnectMs: number;
 }
 
 /**
@@ -90,6 +95,10 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresHa
   const poolSize = options.poolSize ?? 10;
   if (!Number.isInteger(poolSize) || poolSize < 1) {
     throw new VerqError("VERQ_INVALID_ARGUMENT", "poolSize must be a whole number of at least 1");
+  }
+  const reconnectMs = options.reconnectMs ?? DEFAULT_RECONNECT_MS;
+  if (!Number.isInteger(reconnectMs) || reconnectMs < 0) {
+    throw new VerqError("VERQ_INVALID_ARGUMENT", "reconnectMs must be a whole number of milliseconds, 0 or more");
   }
   const named = options.preparedStatements ?? true;
   if (typeof named !== "boolean") throw new VerqError("VERQ_INVALID_ARGUMENT", "preparedStatements must be true or false");
@@ -114,7 +123,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresHa
     await db.destroy();
     throw unreachable(options.url, error);
   }
-  return { pool, db, clientConfig, prepared };
+  return { pool, db, clientConfig, prepared, reconnectMs };
 }
 
 /** Creates `schema` if it is missing (on first open, under the migration lock). */

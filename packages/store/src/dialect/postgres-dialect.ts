@@ -58,19 +58,28 @@ export function postgresStatements(prepared: PreparedStatements): Statements {
 
 /** PostgreSQL's side of the migrations: an advisory lock around the first open, and the current schema's bookkeeping. */
 export const postgresMigrations: MigrationSupport = {
-  // One session-level advisory lock for the whole first open: the schema, Kysely's migration
-  // tables and the migrations themselves, so that processes opening one fresh database at once
-  // wait for each other instead of racing on CREATE.
+  // One transaction, and a lock that ends with it, for the whole first open: the schema, Kysely's
+  // migration tables and the migrations themselves, so that processes opening one fresh database
+  // at once wait for each other instead of racing on CREATE. Nothing outlives the transaction on
+  // the server connection, so it works the same through a pooler that hands each transaction
+  // another connection (PgBouncer in transaction mode), and a process that dies mid-way leaves
+  // neither a held lock nor half a schema.
   async withMigrationLock<T>(db: Kysely<VerqDatabase>, work: (db: Kysely<VerqDatabase>) => Promise<T>): Promise<T> {
     return db.connection().execute(async (connection) => {
-      await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
+      await sql`begin`.execute(connection);
       try {
-        return await work(connection);
-      } finally {
-        await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(connection);
+        await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`.execute(connection);
+        const result = await work(connection);
+        await sql`commit`.execute(connection);
+        return result;
+      } catch (error) {
+        await sql`rollback`.execute(connection).catch(() => {});
+        throw error;
       }
     });
   },
+  // The migrations run in the transaction above.
+  ownTransaction: true,
   // Kysely's migrator finds its tables in any schema it can see unless told which: without this,
   // a fresh store would take another schema's verq_migrations for its own and never create them.
   async migrationSchema(db: Kysely<VerqDatabase>): Promise<string | undefined> {

@@ -1,7 +1,10 @@
 import {
+  PostgresAdapter,
   PostgresDialect,
+  type DialectAdapter,
   sql,
   type DatabaseIntrospector,
+  type Driver,
   type DatabaseMetadata,
   type DatabaseMetadataOptions,
   type Kysely,
@@ -9,6 +12,8 @@ import {
   type SchemaMetadata,
   type TableMetadata,
 } from "kysely";
+import { withConnectionLoss } from "./connection-loss.ts";
+import { isPostgresConnectionLost } from "./postgres-errors.ts";
 
 interface ColumnRow {
   readonly schema: string;
@@ -22,6 +27,24 @@ interface ColumnRow {
   readonly comment: string | null;
   readonly auto_incrementing: string | null;
 }
+
+/**
+ * Kysely's PostgreSQL adapter with a migration lock that is a transaction advisory lock: a
+ * session lock taken through a pooler in transaction mode stays with whichever server connection
+ * ran it, and Kysely's waits up to an hour for one left so.
+ */
+class TransactionLockAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`select pg_advisory_xact_lock(${KYSELY_MIGRATION_LOCK}::bigint)`.execute(db);
+  }
+
+  override async releaseMigrationLock(): Promise<void> {
+    // Released by the end of the transaction.
+  }
+}
+
+/** Kysely's own key for its migration lock, kept so that a migrator of Kysely's own still waits on verq's. */
+const KYSELY_MIGRATION_LOCK = "3853314791062309107";
 
 /** The migration tables Kysely hides from its listings unless asked for them. */
 const KYSELY_TABLES = ["kysely_migration", "kysely_migration_lock"];
@@ -94,6 +117,16 @@ export class SearchPathIntrospector implements DatabaseIntrospector {
  * runs (a wrapped pg driver did not recover its pool's connections after they were killed).
  */
 export class SearchPathPostgresDialect extends PostgresDialect {
+  /** Kysely's driver, with a connection lost where the outcome is unknown made `VERQ_STORE_CONNECTION_LOST` (see connection-loss.ts). */
+  override createDriver(): Driver {
+    return withConnectionLoss(super.createDriver(), isPostgresConnectionLost);
+  }
+
+  /** Kysely's adapter, whose migration lock ends with the transaction the migrations run in (see `postgresMigrations`). */
+  override createAdapter(): DialectAdapter {
+    return new TransactionLockAdapter();
+  }
+
   override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new SearchPathIntrospector(db);
   }

@@ -22,4 +22,11 @@ export interface PostgresOptions {
    * connection is unknown on the next: the same texts then run unnamed, planned on every run.
    */
   readonly preparedStatements?: boolean;
+  /**
+   * How long a call goes on trying after the connection to the server was lost, in ms (default
+   * 30 000: a failover takes seconds to tens of seconds). A transaction cut before its COMMIT
+   * runs again once a connection can be had; one whose COMMIT was cut is settled from the log
+   * (see `VerqStore.transaction`). Past this, `VERQ_STORE_UNREACHABLE` with nothing written.
+   */
+  readonly reconnectMs?: number;
 }

@@ -56,5 +56,7 @@ export const sqliteErrors: ErrorClassifier = {
     const code = sqliteCode(error);
     return code !== undefined && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
   },
+  // An embedded database has no connection to lose.
+  isConnectionLost: () => false,
   storeError: sqliteStoreError,
 };

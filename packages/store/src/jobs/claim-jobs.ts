@@ -14,7 +14,7 @@ import {
   type JobStreamState,
 } from "@verq/core";
 import type { Kysely } from "kysely";
-import { commitChanges, type StreamChange } from "../command-path.ts";
+import { commitChanges, WITNESSED, type StreamChange } from "../command-path.ts";
 import type { VerqDatabase } from "../schema.ts";
 import { selectQueueLoads } from "../sql/queues/selectQueueLoads.ts";
 import { checkBatchSize, isArray, type JobContext } from "./job-context.ts";
@@ -91,7 +91,7 @@ export function checkClaimQueues(queues: readonly string[]): readonly string[] {
  */
 export async function claimJobs(context: JobContext, owner: string, max: number, options: ClaimOptions): Promise<ClaimedJob[]> {
   const claim = checkClaim(context, owner, max, options);
-  return context.store.transaction(async (trx) => (await claimIn(context, trx, owner, max, claim)).claimed);
+  return context.store.transaction(async (trx) => (await claimIn(context, trx, owner, max, claim)).claimed, undefined, WITNESSED);
 }
 
 /**

@@ -1,6 +1,8 @@
 import {
   DEFAULT_QUEUE,
+  JOB_STREAM,
   VerqError,
+  isVerqError,
   alreadyEnqueuedJob,
   canonicalJson,
   checkFutureTime,
@@ -16,7 +18,7 @@ import {
   type JobCommand,
 } from "@verq/core";
 import type { Kysely } from "kysely";
-import { commitChanges, decideMany } from "../command-path.ts";
+import { commitChanges, decideMany, WITNESSED } from "../command-path.ts";
 import type { VerqDatabase } from "../schema.ts";
 import { insertJobAlone } from "../sql/jobs/insertJobAlone.ts";
 import { selectArchivedJobs } from "../sql/jobs/selectArchivedJobs.ts";
@@ -104,7 +106,7 @@ export async function enqueueJobs(
     if (alone !== undefined) return [alone];
   }
   return outer === undefined
-    ? await context.store.transaction((trx) => enqueueIn(context, trx, items))
+    ? await context.store.transaction((trx) => enqueueIn(context, trx, items), undefined, WITNESSED)
     : await enqueueIn(context, outer, items);
 }
 
@@ -162,16 +164,18 @@ async function enqueueAlone(context: JobContext, item: EnqueueItem): Promise<Enq
   const job = change.after;
   if (job.state === "new") return undefined;
   const payloadJson = context.payloadText(job.payload);
-  const position = await store.standalone((db) =>
-    insertJobAlone(
-      db,
-      store.dialect,
-      { job, payloadJson },
-      { type: event.type, data: JSON.stringify(event.data), at: event.data.at },
-      wake,
-    ),
-  );
-  if (position === null) return undefined;
+  const row = { type: event.type, data: JSON.stringify(event.data), at: event.data.at };
+  let written: boolean;
+  try {
+    written = (await store.standalone((db) => insertJobAlone(db, store.dialect, { job, payloadJson }, row, wake))) !== null;
+  } catch (error) {
+    // Nothing was sent, or the statement was cut before it could commit: the ordinary path runs it again.
+    if (store.dialect.errors.isConnectionLost(error)) return undefined;
+    if (!isVerqError(error, "VERQ_STORE_CONNECTION_LOST")) throw error;
+    // The statement was cut while it committed: its event, read back, tells whether it did.
+    written = await store.landed([{ streamType: JOB_STREAM, streamId: job.id, version: 1, ...row }]);
+  }
+  if (!written) return undefined;
   // Committed: this store's idle workers are woken now, the others by the statement's NOTIFY.
   store.dialect.wakeups.wakeHere("jobs");
   return enqueueResult(decided[0], item.commands[0]);

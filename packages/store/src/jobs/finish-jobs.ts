@@ -18,7 +18,7 @@ import {
   type SendVerdict,
 } from "@verq/core";
 import type { Kysely } from "kysely";
-import { retryOnVersionConflict } from "../command-path.ts";
+import { retryOnVersionConflict, WITNESSED } from "../command-path.ts";
 import type { VerqDatabase } from "../schema.ts";
 import { bumpCounter } from "../sql/counters.ts";
 import { checkClaim, claimIn, claimJobs, type ClaimOptions, type ClaimRound, type ClaimedJob } from "./claim-jobs.ts";
@@ -80,7 +80,7 @@ export type RunOnceResult =
 export async function finishJobs(context: JobContext, finishes: readonly RecordInput[]): Promise<boolean[]> {
   checkFinishes(finishes);
   if (finishes.length === 0) return [];
-  return context.store.transaction((trx) => finishIn(context, trx, finishes));
+  return context.store.transaction((trx) => finishIn(context, trx, finishes), undefined, WITNESSED);
 }
 
 /**
@@ -103,13 +103,18 @@ export async function finishAndClaim(
   // own retry (PostgreSQL) or the command path's (SQLite, which gives the conflict back).
   let trusted = held;
   const round = () =>
-    context.store.transaction(async (trx) => {
-      const known = trusted;
-      trusted = undefined;
-      const accepted = await finishIn(context, trx, finishes, known);
-      const { claimed, expired } = claim === null ? { claimed: [], expired: [] } : await claimIn(context, trx, owner, max, claim);
-      return { accepted, claimed, expired };
-    });
+    context.store.transaction(
+      async (trx) => {
+        const known = trusted;
+        trusted = undefined;
+        const accepted = await finishIn(context, trx, finishes, known);
+        const { claimed, expired } =
+          claim === null ? { claimed: [], expired: [] } : await claimIn(context, trx, owner, max, claim);
+        return { accepted, claimed, expired };
+      },
+      undefined,
+      WITNESSED,
+    );
   return held === undefined ? round() : retryOnVersionConflict(round);
 }
 
@@ -126,13 +131,17 @@ export async function extendLease(context: JobContext, id: string, token: number
   checkIdentifier(id, "a job id");
   checkToken(token);
   checkLeaseMs(leaseMs);
-  return context.store.transaction(async (trx) => {
-    const command = jobCommands.heartbeat({ token, leaseMs, now: context.clock.now() });
-    const [decided] = await handleJobs(context, trx, [{ id, commands: [command] }]);
-    if (decided === undefined) return null;
-    answer(decided, command);
-    return decided.decision.accepted ? (decided.decision.after as ClaimedJob) : null;
-  });
+  return context.store.transaction(
+    async (trx) => {
+      const command = jobCommands.heartbeat({ token, leaseMs, now: context.clock.now() });
+      const [decided] = await handleJobs(context, trx, [{ id, commands: [command] }]);
+      if (decided === undefined) return null;
+      answer(decided, command);
+      return decided.decision.accepted ? (decided.decision.after as ClaimedJob) : null;
+    },
+    undefined,
+    WITNESSED,
+  );
 }
 
 /**

@@ -69,6 +69,7 @@ export async function migrateToLatest(
     migrationLockTableName,
     // Areas number their migrations independently (002 files, 003 ledger, 004 receiver).
     allowUnorderedMigrations: true,
+    ...(engine.ownTransaction === true ? { disableTransactions: true } : {}),
   });
   // The tables first, the bookkeeping after: a migration commits its tables with its bookkeeping
   // row, so a table read here that another process's migration made is recorded by then, never

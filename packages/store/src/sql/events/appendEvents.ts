@@ -2,6 +2,7 @@ import { VersionConflict } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
+import { witness } from "../../commit-witnesses.ts";
 
 /** An event as the caller hands it to the log. */
 export interface NewEvent {
@@ -24,21 +25,21 @@ export async function appendEvents(
   events: readonly NewEvent[],
 ): Promise<number[]> {
   if (events.length === 0) return [];
+  const values = events.map((event, i) => ({
+    stream_type: streamType,
+    stream_id: streamId,
+    version: expectedVersion + i + 1,
+    type: event.type,
+    data: JSON.stringify(event.data),
+    at_ms: event.data.at,
+  }));
   try {
-    const rows = await trx
-      .insertInto("events")
-      .values(
-        events.map((event, i) => ({
-          stream_type: streamType,
-          stream_id: streamId,
-          version: expectedVersion + i + 1,
-          type: event.type,
-          data: JSON.stringify(event.data),
-          at_ms: event.data.at,
-        })),
-      )
-      .returning("position")
-      .execute();
+    const rows = await trx.insertInto("events").values(values).returning("position").execute();
+    witness(
+      trx,
+      streamType,
+      values.map((v) => ({ streamId, version: v.version, type: v.type, data: v.data, at: v.at_ms })),
+    );
     return rows.map((r) => Number(r.position));
   } catch (error) {
     if (dialect.errors.isUniqueViolation(error)) throw new VersionConflict(streamType, streamId, expectedVersion);

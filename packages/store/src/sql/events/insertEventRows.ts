@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
 import { readBatch } from "../batchValues.ts";
+import { witness } from "../../commit-witnesses.ts";
 
 /** One event to append: its stream, its version in that stream, and its data as JSON text. */
 export interface EventRow {
@@ -50,6 +51,11 @@ export async function insertEventRows(
     );
     for (const [streamId, version, position] of written)
       positions.set(positionKey(streamId as string, Number(version)), Number(position));
+    witness(
+      trx,
+      streamType,
+      onDuplicate === "fail" ? rows : rows.filter((r) => positions.has(positionKey(r.streamId, r.version))),
+    );
   } catch (error) {
     if (onDuplicate === "fail" && dialect.errors.isUniqueViolation(error)) {
       const first = rows[0];

@@ -2,6 +2,7 @@ import { JOB_STREAM, VersionConflict } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { StoreDialect } from "../../dialect/store-dialect.ts";
 import type { VerqDatabase } from "../../schema.ts";
+import { witness } from "../../commit-witnesses.ts";
 import type { EventRow } from "../events/insertEventRows.ts";
 import { readBatch } from "../batchValues.ts";
 import { columnsAndValues, mutableColumns } from "./jobRow.ts";
@@ -73,4 +74,5 @@ export async function appendMovedJobs(
     const first = moved[0];
     throw new VersionConflict(JOB_STREAM, first?.after.id ?? "", first?.beforeVersion ?? 0);
   }
+  witness(trx, JOB_STREAM, events);
 }
