@@ -43,6 +43,7 @@ export const TIMED_TESTS = [
   "packages/store/test/postgres-restart.e2e.spec.ts",
   "packages/store/test/queue-limit-processes.e2e.spec.ts",
   "packages/store/test/write-lock-held.e2e.spec.ts",
+  "packages/testing/test/ha-cluster.e2e.spec.ts",
 ];
 
 export default defineConfig({

@@ -1,6 +1,7 @@
 import { isVerqError, VerqError } from "@verq/core";
 import { watchCommit, type CommitWitness } from "./commit-witnesses.ts";
 import { findWitnesses } from "./sql/events/findWitnesses.ts";
+import { afterReconnecting, NotLanded } from "./reconnect.ts";
 import { sql, type Kysely } from "kysely";
 import { postgresStoreDialect } from "./dialect/postgres-dialect.ts";
 import type { PostgresOptions } from "./dialect/postgres-options.ts";
@@ -18,18 +19,6 @@ import { rebuildGuidLedger } from "./sql/ledger/rebuildGuidLedger.ts";
 import { rebuildJobProjections } from "./sql/jobs/rebuildJobProjections.ts";
 import { rebuildScheduleProjections } from "./sql/schedules/rebuildScheduleProjections.ts";
 import { rebuildMessageProjections } from "./sql/files/rebuildMessageProjections.ts";
-
-/** The first pause after a lost connection, in ms, and how much each further one grows. */
-const RECONNECT_STEP_MS = 100;
-/** The longest pause between two tries after a lost connection, in ms. */
-const RECONNECT_MAX_PAUSE_MS = 1_000;
-
-/** A cut COMMIT whose events are not in the log: its transaction did not land, and runs again. */
-class NotLanded extends Error {
-  constructor(cause: unknown) {
-    super("the transaction whose COMMIT was cut did not land", { cause });
-  }
-}
 
 /** How {@link VerqStore.transaction} treats a COMMIT whose answer was lost. */
 export interface TransactionOptions {
@@ -198,32 +187,9 @@ export class VerqStore {
     return this.#againWhenBusy(() => work(this.db));
   }
 
-  /**
-   * Runs `attempt` again while its connection was lost before anything could be committed (the
-   * connection broke in the transaction before COMMIT, or none could be had: a failover, a
-   * restart), and while a cut COMMIT was found not to have landed; with a growing pause, for at
-   * most the store's `reconnectMs`, then `VERQ_STORE_UNREACHABLE`, with nothing of it written.
-   */
-  async #afterReconnecting<T>(attempt: () => Promise<T>): Promise<T> {
-    const started = Date.now();
-    for (let tries = 1; ; tries++) {
-      try {
-        return await attempt();
-      } catch (error) {
-        const notCommitted = error instanceof NotLanded || this.dialect.errors.isConnectionLost(error);
-        if (!notCommitted) throw error;
-        const waited = Date.now() - started;
-        const pause = Math.min(RECONNECT_MAX_PAUSE_MS, RECONNECT_STEP_MS * tries);
-        if (waited + pause > this.reconnectMs) {
-          throw new VerqError(
-            "VERQ_STORE_UNREACHABLE",
-            `lost the connection to ${this.path} and got none back within ${this.reconnectMs} ms (${tries} ${tries === 1 ? "try" : "tries"}); nothing of this call was written, try again later`,
-            { cause: error instanceof NotLanded ? error.cause : error },
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, pause));
-      }
-    }
+  /** Runs `attempt` again after a lost connection, as {@link afterReconnecting} says, within this store's `reconnectMs`. */
+  #afterReconnecting<T>(attempt: () => Promise<T>): Promise<T> {
+    return afterReconnecting(attempt, (error) => this.dialect.errors.isConnectionLost(error), this.reconnectMs, this.path);
   }
 
   /**
@@ -359,11 +325,11 @@ async function openPostgresStore(options: PostgresStoreOptions): Promise<VerqSto
   // Loaded only for PostgreSQL: a SQLite store never loads pg.
   const { ensureSchema, openPostgres, requireSchema, unreachable } = await import("./dialect/postgres-connection.ts");
   const { postgresWakeups } = await import("./dialect/postgres-wakeups.ts");
-  const { db, clientConfig, prepared, reconnectMs } = await openPostgres(options);
+  const { db, listenConfig, prepared, reconnectMs } = await openPostgres(options);
   // Wake-ups reach the stores that see the same tables: those with the same search path.
   const { rows } = await sql<{ path: string }>`select current_setting('search_path') as path`.execute(db);
   const scope = rows[0]?.path ?? "";
-  const dialect = postgresStoreDialect(postgresWakeups(clientConfig, scope), prepared);
+  const dialect = postgresStoreDialect(postgresWakeups(listenConfig, scope), prepared);
   const where = describePostgresUrl(options.url);
   const create = options.create !== false;
   try {

@@ -74,6 +74,8 @@ export interface PostgresHandles {
   readonly prepared: PreparedStatements;
   /** The `reconnectMs` of the options, checked. */
   readonly reconnectMs: number;
+  /** Where the wake-ups listen; null for nowhere. */
+  readonly listenConfig: pg.ClientConfig | null;
 }
 
 /**
@@ -101,6 +103,8 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresHa
     throw new VerqError("VERQ_INVALID_ARGUMENT", "reconnectMs must be a whole number of milliseconds, 0 or more");
   }
   const named = options.preparedStatements ?? true;
+  // Checked before a pool opens: a bad URL there is bad input, with nothing opened.
+  listenConfig(options, {});
   if (typeof named !== "boolean") throw new VerqError("VERQ_INVALID_ARGUMENT", "preparedStatements must be true or false");
   const clientConfig: pg.ClientConfig = {
     connectionString: options.url,
@@ -123,7 +127,18 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresHa
     await db.destroy();
     throw unreachable(options.url, error);
   }
-  return { pool, db, clientConfig, prepared, reconnectMs };
+  return { pool, db, clientConfig, prepared, reconnectMs, listenConfig: listenConfig(options, clientConfig) };
+}
+
+/** The configuration of the wake-ups' listening connection (see `PostgresOptions.listenUrl`), null for none. */
+function listenConfig(options: PostgresOptions, clientConfig: pg.ClientConfig): pg.ClientConfig | null {
+  const { listenUrl } = options;
+  if (listenUrl === undefined) return clientConfig;
+  if (listenUrl === null) return null;
+  if (typeof listenUrl !== "string" || !isPostgresUrl(listenUrl) || !URL.canParse(listenUrl)) {
+    throw new VerqError("VERQ_INVALID_ARGUMENT", "listenUrl must be a postgres:// URL, or null to listen nowhere");
+  }
+  return { ...clientConfig, connectionString: listenUrl };
 }
 
 /** Creates `schema` if it is missing (on first open, under the migration lock). */

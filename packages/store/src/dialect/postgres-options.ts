@@ -29,4 +29,12 @@ export interface PostgresOptions {
    * (see `VerqStore.transaction`). Past this, `VERQ_STORE_UNREACHABLE` with nothing written.
    */
   readonly reconnectMs?: number;
+  /**
+   * Where the wake-ups listen (one connection that LISTENs, opened by the first idle worker): by
+   * default `url` itself. Behind a pooler in transaction mode, whose connections cannot LISTEN
+   * (PgBouncer accepts it and never delivers), give a URL that reaches the primary past the
+   * pooler, or `null` to listen nowhere: workers then learn of other processes' jobs by polling
+   * (every `idleMs`), and of their own process's at once.
+   */
+  readonly listenUrl?: string | null;
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { PostgresPool, PostgresPoolClient } from "kysely";
 import type pg from "pg";
+import { isPostgresConnectionLost } from "./postgres-errors.ts";
 
 /**
  * At most this many statement texts are named: the hot path's fixed statements are a few dozen,
@@ -49,17 +50,31 @@ export function preparedStatements(named: boolean): PreparedStatements {
  */
 export function preparingPool(pool: pg.Pool, prepared: PreparedStatements): PostgresPool {
   const clients = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  // Connections a statement found lost or read-only: they are closed on release, never pooled
+  // again (a pool that kept a connection to a server a failover made a replica would hand it out
+  // for every write to come).
+  const broken = new WeakSet<pg.PoolClient>();
+  const watched = (client: pg.PoolClient, result: unknown): unknown => {
+    if (result instanceof Promise) result.catch((error: unknown) => isPostgresConnectionLost(error) && broken.add(client));
+    return result;
+  };
   const wrap = (client: pg.PoolClient): PostgresPoolClient => {
     let wrapped = clients.get(client);
     if (wrapped === undefined) {
       const query = (text: unknown, values?: readonly unknown[]): unknown => {
         if (typeof text !== "string") return client.query(text as pg.Submittable);
         const name = prepared.nameOf(text);
-        return name === undefined
-          ? client.query(text, values as unknown[])
-          : client.query({ name, text, values: values as unknown[] });
+        return watched(
+          client,
+          name === undefined
+            ? client.query(text, values as unknown[])
+            : client.query({ name, text, values: values as unknown[] }),
+        );
       };
-      wrapped = { query: query as PostgresPoolClient["query"], release: (destroy) => client.release(destroy) };
+      wrapped = {
+        query: query as PostgresPoolClient["query"],
+        release: (destroy) => client.release(destroy === true || broken.has(client) ? true : undefined),
+      };
       clients.set(client, wrapped);
     }
     return wrapped;

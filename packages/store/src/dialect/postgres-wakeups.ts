@@ -15,6 +15,13 @@ const channelName = (topic: WakeupTopic, scope: string): string =>
 const RELISTEN_MS = 500;
 
 /**
+ * How often the listening connection is asked whether its server still takes writes: a
+ * connection kept open across a failover (a load balancer, a cloud database's writer and reader
+ * swapped behind one name) may reach a replica, where no NOTIFY is ever sent, or hang half-open.
+ */
+const CHECK_MS = 5_000;
+
+/**
  * Wake-ups over PostgreSQL's `LISTEN`/`NOTIFY`: `notify` runs `pg_notify` in the caller's
  * transaction (so it is sent on commit only), `subscribe` shares one dedicated connection per
  * store that LISTENs on the topic's channel, opened at the first subscriber, closed with the
@@ -23,8 +30,15 @@ const RELISTEN_MS = 500;
  * at once; an announcement made for the others only carries this store's own id, which its own
  * listening connection passes over, so that they are not woken twice for one commit. `scope`
  * is the connections' search path: only stores with the same one hear each other.
+ *
+ * The listening connection must reach the primary: one that reaches a server in recovery (a
+ * replica, as after a failover) is closed and opened again until it reaches one that is not, and
+ * every `CHECK_MS` the open one is asked again. After it was lost, every listener is woken once,
+ * for what was announced meanwhile. With `config` null (a store behind a pooler in transaction
+ * mode, whose connections cannot LISTEN, and no direct URL to listen on) nothing listens: the
+ * store's own listeners are woken by its own commits, other processes' by their polling.
  */
-export function postgresWakeups(config: pg.ClientConfig, scope: string): Wakeups {
+export function postgresWakeups(config: pg.ClientConfig | null, scope: string): Wakeups {
   // Named once per topic: every enqueue asks.
   const channels = new Map<WakeupTopic, string>();
   const channelOf = (topic: WakeupTopic) => {
@@ -37,6 +51,9 @@ export function postgresWakeups(config: pg.ClientConfig, scope: string): Wakeups
   let connecting: Promise<void> | null = null;
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
+  let check: NodeJS.Timeout | null = null;
+  // Whether a listening connection was ever open: one opened after it was lost wakes every listener.
+  let listened = false;
   const self = randomUUID();
   const notification = (topic: WakeupTopic, othersOnly: boolean) => ({
     channel: channelOf(topic),
@@ -54,10 +71,29 @@ export function postgresWakeups(config: pg.ClientConfig, scope: string): Wakeups
   const disconnect = async () => {
     const current = client;
     client = null;
+    if (check !== null) clearInterval(check);
+    check = null;
     if (current !== null) await current.end().catch(() => {});
   };
 
+  /** True when the server of `connection` is in recovery (a replica): no commit there sends a NOTIFY. */
+  const inRecovery = async (connection: pg.Client) =>
+    (await connection.query<{ recovery: boolean }>("select pg_is_in_recovery() as recovery")).rows[0]?.recovery !== false;
+
+  /** Asks the open connection whether it still reaches a primary; if not (or no answer), listens again elsewhere. */
+  const recheck = (connection: pg.Client) => {
+    inRecovery(connection).then(
+      (recovery) => {
+        if (recovery && client === connection) void disconnect().then(schedule);
+      },
+      () => {
+        if (client === connection) void disconnect().then(schedule);
+      },
+    );
+  };
+
   const connect = (): Promise<void> => {
+    if (config === null) return Promise.resolve();
     connecting ??= (async () => {
       const next = new pg.Client(config);
       next.on("notification", deliver);
@@ -68,12 +104,18 @@ export function postgresWakeups(config: pg.ClientConfig, scope: string): Wakeups
       });
       try {
         await next.connect();
+        if (await inRecovery(next)) throw new Error("the server is in recovery: its commits send no NOTIFY");
         for (const channel of listeners.keys()) await next.query(`listen ${channel}`);
         if (closed || total() === 0) {
           await next.end();
           return;
         }
         client = next;
+        check = setInterval(() => recheck(next), CHECK_MS);
+        check.unref();
+        // What was announced while nobody listened: every listener looks once.
+        if (listened) for (const channel of listeners.keys()) wake(channel);
+        listened = true;
       } catch {
         await next.end().catch(() => {});
         schedule();
@@ -94,7 +136,7 @@ export function postgresWakeups(config: pg.ClientConfig, scope: string): Wakeups
   };
 
   return {
-    reachesOwnSubscribers: true,
+    reachesOwnSubscribers: config !== null,
     async notify(trx, topic, othersOnly = false) {
       const { channel, payload } = notification(topic, othersOnly);
       await sql`select pg_notify(${channel}, ${payload})`.execute(trx);

@@ -1,5 +1,13 @@
 import fs from "node:fs";
-import { ENGINES, createTestDatabase, engineAvailable, type Engine, type TestDatabase } from "@verq/testing";
+import {
+  ENGINES,
+  createPooledTestDatabase,
+  createTestDatabase,
+  engineAvailable,
+  pgbouncerAvailable,
+  type Engine,
+  type TestDatabase,
+} from "@verq/testing";
 import { describe } from "vitest";
 import type { VerqStore } from "../../src/index.ts";
 import { diskOf } from "../helpers/disk-room.ts";
@@ -26,6 +34,27 @@ const postgres: DialectEngine = { name: "postgres", create: () => createTestData
 
 /** Every dialect, by the engine it runs on. */
 const DIALECTS: Readonly<Record<Engine, DialectEngine>> = { sqlite, postgres };
+
+/**
+ * PostgreSQL behind PgBouncer in transaction mode: each transaction may get another server
+ * connection. A database of the test's own (the pooler does not pass the `options` that choose a
+ * schema), statements unnamed, and the wake-ups listening past the pooler, on the server itself.
+ */
+const pooled: DialectEngine = {
+  name: "postgres through pgbouncer",
+  async create() {
+    const database = await createPooledTestDatabase();
+    return { ...database, open: () => database.open({ listenUrl: database.direct }) };
+  },
+  fill,
+};
+
+describe.skipIf(!((await engineAvailable("postgres")) && pgbouncerAvailable()))(
+  "[postgres through pgbouncer] the dialect contract",
+  () => {
+    dialectContract(pooled);
+  },
+);
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] the dialect contract`, () => {

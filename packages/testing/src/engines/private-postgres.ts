@@ -22,7 +22,7 @@ export interface PrivatePostgres {
  * The folder of PostgreSQL's server programs (`initdb`, `pg_ctl`): `VERQ_PG_BINDIR`, else the
  * newest of Debian's `/usr/lib/postgresql/<version>/bin`; null when there is none.
  */
-function binDir(): string | null {
+export function binDir(): string | null {
   const given = process.env.VERQ_PG_BINDIR;
   if (given !== undefined) return given;
   const root = "/usr/lib/postgresql";
@@ -48,7 +48,7 @@ export function privatePostgresAvailable(): boolean {
 }
 
 /** A port nothing listens on now, from the OS. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as net.AddressInfo;
@@ -57,7 +57,7 @@ async function freePort(): Promise<number> {
 }
 
 /** The uid and gid of the `postgres` OS user: PostgreSQL refuses to run as root. */
-async function postgresUser(): Promise<{ uid: number; gid: number }> {
+export async function postgresUser(): Promise<{ uid: number; gid: number }> {
   const [uid, gid] = await Promise.all([run("id", ["-u", "postgres"]), run("id", ["-g", "postgres"])]);
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
