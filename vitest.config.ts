@@ -31,6 +31,7 @@ export const TIMED_TESTS = [
   "packages/adapters/test/files/crash-recovery.e2e.spec.ts",
   "packages/adapters/test/files/two-consumers.e2e.spec.ts",
   "packages/adapters/test/jobs/bulk-redrive.e2e.spec.ts",
+  "packages/adapters/test/jobs/failover.e2e.spec.ts",
   "packages/adapters/test/jobs/j8-crash.e2e.spec.ts",
   "packages/adapters/test/jobs/kill-soak.e2e.spec.ts",
   "packages/adapters/test/relay/relay-kill-soak.e2e.spec.ts",

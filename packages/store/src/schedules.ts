@@ -18,7 +18,7 @@ import {
   type ScheduleEvent,
   type ScheduleDecision,
 } from "@verq/core";
-import { handle, handleWithRetry, retryOnVersionConflict } from "./command-path.ts";
+import { handle, handleWithRetry, retryOnVersionConflict, WITNESSED } from "./command-path.ts";
 import type { EnqueueInput } from "./jobs/enqueue-jobs.ts";
 import type { JobQueue } from "./jobs/job-queue.ts";
 import { selectSchedules } from "./sql/schedules/selectSchedules.ts";
@@ -135,7 +135,7 @@ export class Schedules {
    */
   async runDue(now: number = this.#clock.now()): Promise<FiredSlot[]> {
     const fired: FiredSlot[] = [];
-    for (const schedule of await selectSchedules(this.#store.db, { activeOnly: true })) {
+    for (const schedule of await this.#store.read((db) => selectSchedules(db, { activeOnly: true }))) {
       if (scheduleDueSlot(schedule, now) === null) continue;
       const slot = await this.#fire(schedule.name, now);
       if (slot !== null) fired.push(slot);
@@ -149,26 +149,30 @@ export class Schedules {
    */
   async #fire(name: string, now: number): Promise<FiredSlot | null> {
     return retryOnVersionConflict(() =>
-      this.#store.transaction(async (trx) => {
-        const read = (await scheduleStream.load(trx, [name])).get(name);
-        const due = read === undefined ? null : scheduleDueSlot(read, now);
-        if (due === null) return null;
-        const fire = scheduleCommands.fire({ slot: due.slot, firstMissed: due.firstMissed, now });
-        const { before, decision } = await handle(
-          trx,
-          this.#store.dialect,
-          scheduleStream,
-          this.#decider,
-          name,
-          newSchedule,
-          fire,
-        );
-        if (!decision.accepted) return null;
-        // The job is the one the machine named in its `schedule.fired` event.
-        const jobId = firedJobId(decision.events);
-        const { created } = await this.#queue.enqueue(slotJob(before, jobId), { trx });
-        return { name, slot: due.slot, jobId, created, firstMissed: due.firstMissed };
-      }),
+      this.#store.transaction(
+        async (trx) => {
+          const read = (await scheduleStream.load(trx, [name])).get(name);
+          const due = read === undefined ? null : scheduleDueSlot(read, now);
+          if (due === null) return null;
+          const fire = scheduleCommands.fire({ slot: due.slot, firstMissed: due.firstMissed, now });
+          const { before, decision } = await handle(
+            trx,
+            this.#store.dialect,
+            scheduleStream,
+            this.#decider,
+            name,
+            newSchedule,
+            fire,
+          );
+          if (!decision.accepted) return null;
+          // The job is the one the machine named in its `schedule.fired` event.
+          const jobId = firedJobId(decision.events);
+          const { created } = await this.#queue.enqueue(slotJob(before, jobId), { trx });
+          return { name, slot: due.slot, jobId, created, firstMissed: due.firstMissed };
+        },
+        undefined,
+        WITNESSED,
+      ),
     );
   }
 

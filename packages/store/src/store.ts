@@ -187,6 +187,17 @@ export class VerqStore {
     return this.#againWhenBusy(() => work(this.db));
   }
 
+  /**
+   * @internal Runs `work`, which only reads, outside any transaction: again after a lost
+   * connection (a read has no outcome to settle), within the store's `reconnectMs`, for a loop
+   * that polls and must ride out a failover as the transactions do.
+   */
+  async read<T>(work: (db: Kysely<VerqDatabase>) => Promise<T>): Promise<T> {
+    const lost = (error: unknown) =>
+      this.dialect.errors.isConnectionLost(error) || isVerqError(error, "VERQ_STORE_CONNECTION_LOST");
+    return afterReconnecting(() => work(this.db), lost, this.reconnectMs, this.path);
+  }
+
   /** Runs `attempt` again after a lost connection, as {@link afterReconnecting} says, within this store's `reconnectMs`. */
   #afterReconnecting<T>(attempt: () => Promise<T>): Promise<T> {
     return afterReconnecting(attempt, (error) => this.dialect.errors.isConnectionLost(error), this.reconnectMs, this.path);

@@ -28,7 +28,7 @@ export { holdWriteLock } from "./engines/hold-write-lock.ts";
 export { startCuttingProxy, type Cut, type CutPoint, type CuttingProxy } from "./engines/cutting-proxy.ts";
 export { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from "./engines/private-postgres.ts";
 export { haClusterAvailable, startHaCluster, type HaCluster, type HaClusterOptions, type HaNode } from "./engines/ha-cluster.ts";
-export type { HaMember } from "./engines/ha-cluster-probes.ts";
+export { query as queryOnce, type HaMember } from "./engines/ha-cluster-probes.ts";
 export { rawSql } from "./engines/raw-sql.ts";
 export {
   createPooledTestDatabase,
