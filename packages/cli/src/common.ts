@@ -86,12 +86,39 @@ export async function withStore<T>(db: string, work: (store: VerqStore) => Promi
   }
   const create = options.mustExist !== true;
   if (!postgres && db !== ":memory:") checkSqliteFile(db, !create);
-  const store = await openStore(postgres ? { url: db, create } : { path: db, create });
+  const store = await openStore(postgres ? { url: db, create, ...postgresFromEnv(process.env) } : { path: db, create });
   try {
     return await work(store);
   } finally {
     await store.close();
   }
+}
+
+/**
+ * What the environment sets of a PostgreSQL store's options (docs/cli.md): `VERQ_RECONNECT_MS`
+ * (how long a command tries to get a lost connection back), `VERQ_LISTEN_URL` (where workers'
+ * wake-ups listen: a URL past a pooler, or `none` to poll) and `VERQ_PREPARED_STATEMENTS=off`
+ * (behind a pooler in transaction mode). A value that means nothing is `VERQ_INVALID_ARGUMENT`.
+ */
+export function postgresFromEnv(env: NodeJS.ProcessEnv): {
+  reconnectMs?: number;
+  listenUrl?: string | null;
+  preparedStatements?: boolean;
+} {
+  const options: { reconnectMs?: number; listenUrl?: string | null; preparedStatements?: boolean } = {};
+  const reconnect = env.VERQ_RECONNECT_MS;
+  if (reconnect !== undefined && reconnect !== "") {
+    if (!/^\d{1,9}$/.test(reconnect)) throw invalid("VERQ_RECONNECT_MS must be a whole number of milliseconds");
+    options.reconnectMs = Number(reconnect);
+  }
+  const listen = env.VERQ_LISTEN_URL;
+  if (listen !== undefined && listen !== "") options.listenUrl = listen === "none" ? null : listen;
+  const prepared = env.VERQ_PREPARED_STATEMENTS;
+  if (prepared !== undefined && prepared !== "") {
+    if (prepared !== "on" && prepared !== "off") throw invalid("VERQ_PREPARED_STATEMENTS must be on or off");
+    options.preparedStatements = prepared === "on";
+  }
+  return options;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { VerqError } from "@verq/core";
+import { postgresCode } from "./dialect/postgres-errors.ts";
 
 /** The first pause after a lost connection, in ms, and how much each further one grows. */
 const RECONNECT_STEP_MS = 100;
@@ -34,10 +35,15 @@ export async function afterReconnecting<T>(
       const waited = Date.now() - started;
       const pause = Math.min(RECONNECT_MAX_PAUSE_MS, RECONNECT_STEP_MS * tries);
       if (waited + pause > reconnectMs) {
+        const cause = error instanceof NotLanded ? error.cause : error;
+        const what =
+          postgresCode(cause) === "25006"
+            ? `the server at ${where} stayed read-only (a replica, or a primary a failover demoted) for ${waited} ms; writes need the primary`
+            : `lost the connection to ${where} and got none back within ${reconnectMs} ms`;
         throw new VerqError(
           "VERQ_STORE_UNREACHABLE",
-          `lost the connection to ${where} and got none back within ${reconnectMs} ms (${tries} ${tries === 1 ? "try" : "tries"}); nothing of this call was written, try again later`,
-          { cause: error instanceof NotLanded ? error.cause : error },
+          `${what} (${tries} ${tries === 1 ? "try" : "tries"}); nothing of this call was written, try again later`,
+          { cause },
         );
       }
       await new Promise((resolve) => setTimeout(resolve, pause));

@@ -1,4 +1,5 @@
 import { VerqError } from "@verq/core";
+import { postgresCode } from "./postgres-errors.ts";
 import type { CompiledQuery, DatabaseConnection, Driver, QueryResult, TransactionSettings } from "kysely";
 
 /**
@@ -29,13 +30,16 @@ export function withConnectionLoss(driver: Driver, isLost: (error: unknown) => b
   const inner = new WeakMap<DatabaseConnection, DatabaseConnection>();
   const unwrap = (connection: DatabaseConnection): DatabaseConnection => inner.get(connection) ?? connection;
   const unknownIfLost = (error: unknown): unknown => (isLost(error) ? connectionLost(error) : error);
+  // A statement a read-only server refused (25006: a replica, or a primary a failover demoted)
+  // did not run: nothing is unknown, and it passes as it is, for a retry on another connection.
+  const unknownIfCut = (error: unknown): unknown => (postgresCode(error) === "25006" ? error : unknownIfLost(error));
   const wrap = (connection: DatabaseConnection): DatabaseConnection => {
     const wrapper: DatabaseConnection = {
       async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
         try {
           return await connection.executeQuery<R>(query);
         } catch (error) {
-          throw open.has(connection) ? error : unknownIfLost(error);
+          throw open.has(connection) ? error : unknownIfCut(error);
         }
       },
       streamQuery: <R>(query: CompiledQuery, chunkSize?: number) => connection.streamQuery<R>(query, chunkSize),

@@ -26,8 +26,22 @@ const types = {
   },
 };
 
+/**
+ * What PgBouncer answers to a client that sends the `options` startup parameter, which carries
+ * the `schema` option's search path. Its SQLSTATE (08P01, protocol violation) says nothing more
+ * specific, so the message is what tells it apart.
+ */
+const OPTIONS_REFUSED = "unsupported startup parameter: options";
+
 /** Why a first connection failed, in words an operator can act on; never with a password. */
 function reasonOf(error: unknown): string {
+  if (error instanceof Error && error.message.includes(OPTIONS_REFUSED)) {
+    return (
+      "the server, or a connection pooler in front of it (PgBouncer), refuses the startup parameter options, " +
+      "which the schema option (or ?options= in the URL) sets: give each store a database of its own, " +
+      "or set the role's search path (alter role <user> set search_path = <schema>) and open without a schema"
+    );
+  }
   const code = postgresCode(error) ?? (error as { code?: unknown } | null)?.code;
   switch (code) {
     case "ECONNREFUSED":

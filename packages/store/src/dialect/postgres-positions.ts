@@ -26,7 +26,17 @@ import type { EventPositions, PositionMark } from "./event-positions.ts";
 export async function markPostgresPositions(db: Kysely<VerqDatabase>): Promise<PositionMark> {
   const last = await sql<{
     position: number | null;
-  }>`select pg_sequence_last_value(pg_get_serial_sequence('events', 'position')::regclass) as position`.execute(db);
+    recovery: boolean;
+  }>`select pg_sequence_last_value(pg_get_serial_sequence('events', 'position')::regclass) as position, pg_is_in_recovery() as recovery`.execute(
+    db,
+  );
+  // A replica takes no transaction id. It shows the primary's commits in their order, so the
+  // newest position it shows is the mark; a transaction that took a lower position and commits
+  // later shows up below it (see docs/operations.md on reading from a replica).
+  if (last.rows[0]?.recovery === true) {
+    const shown = await sql<{ position: number | null }>`select max(position) as position from events`.execute(db);
+    return { position: Number(shown.rows[0]?.position ?? 0), fence: null };
+  }
   // A separate statement, so that its id is assigned after the value above was read.
   const fence = await sql<{ xid: string }>`select pg_current_xact_id()::text as xid`.execute(db);
   return { position: Number(last.rows[0]?.position ?? 0), fence: fence.rows[0]?.xid ?? null };
