@@ -17,7 +17,7 @@ import {
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
-import { handle } from "./command-path.ts";
+import { handle, WITNESSED } from "./command-path.ts";
 import { messageStream } from "./streams/message-stream.ts";
 import { checkMessageOrder, type OrderCheck } from "./sql/files/checkMessageOrder.ts";
 import { insertProcessedMessage } from "./sql/files/insertProcessedMessage.ts";
@@ -154,28 +154,32 @@ export class FileLedger {
    */
   async settle(input: SettleInput, handler?: ProcessedMessageHandler): Promise<SettleResult> {
     try {
-      return await this.#store.transaction(async (trx) => {
-        const now = this.#clock.now();
-        const id =
-          (await selectMessageByClaim(trx, input.claimId))?.id ??
-          (await selectOpenMessageByFile(trx, input.file, input.errorCopyExists))?.id ??
-          input.claimId;
-        const { claimId, owner, file, recovered } = input;
-        const verdict = await this.#verdictFacts(trx, id, input.verdict, now);
-        const command = messageCommands.settle({ claimId, owner, file, recovered, verdict, now });
-        const decision = await this.#handle(trx, id, command);
-        if (!decision.accepted) {
-          // A refusal rolls back the transaction, and with it the `processed` row inserted above;
-          // the one that is an answer (`already-settled`) is answered with the message as recorded.
-          throw messageRefusalError(id, decision.command, decision.refusal) ?? new AlreadySettled(await selectMessage(trx, id));
-        }
-        const kind = settledKind(decision.events);
-        if (kind === "recorded" && verdict.kind === "valid") {
-          const { key, group, sequence, amount, message } = verdict;
-          await handler?.(trx, { key, group, sequence, amount, message, messageId: id });
-        }
-        return { kind, message: decision.after };
-      });
+      return await this.#store.transaction(
+        async (trx) => {
+          const now = this.#clock.now();
+          const id =
+            (await selectMessageByClaim(trx, input.claimId))?.id ??
+            (await selectOpenMessageByFile(trx, input.file, input.errorCopyExists))?.id ??
+            input.claimId;
+          const { claimId, owner, file, recovered } = input;
+          const verdict = await this.#verdictFacts(trx, id, input.verdict, now);
+          const command = messageCommands.settle({ claimId, owner, file, recovered, verdict, now });
+          const decision = await this.#handle(trx, id, command);
+          if (!decision.accepted) {
+            // A refusal rolls back the transaction, and with it the `processed` row inserted above;
+            // the one that is an answer (`already-settled`) is answered with the message as recorded.
+            throw messageRefusalError(id, decision.command, decision.refusal) ?? new AlreadySettled(await selectMessage(trx, id));
+          }
+          const kind = settledKind(decision.events);
+          if (kind === "recorded" && verdict.kind === "valid") {
+            const { key, group, sequence, amount, message } = verdict;
+            await handler?.(trx, { key, group, sequence, amount, message, messageId: id });
+          }
+          return { kind, message: decision.after };
+        },
+        undefined,
+        WITNESSED,
+      );
     } catch (error) {
       if (error instanceof AlreadySettled && error.settled !== null) return { kind: "already", message: error.settled };
       throw error;
@@ -189,12 +193,16 @@ export class FileLedger {
    * move as `observed` when it settles the file.
    */
   async replay(file: string): Promise<Message | null> {
-    return this.#store.transaction(async (trx) => {
-      const open = await selectOpenMessageByFile(trx, file);
-      if (open === null) return null;
-      const decision = await this.#handle(trx, open.id, messageCommands.replay({ file, now: this.#clock.now() }));
-      return decision.accepted ? decision.after : null;
-    });
+    return this.#store.transaction(
+      async (trx) => {
+        const open = await selectOpenMessageByFile(trx, file);
+        if (open === null) return null;
+        const decision = await this.#handle(trx, open.id, messageCommands.replay({ file, now: this.#clock.now() }));
+        return decision.accepted ? decision.after : null;
+      },
+      undefined,
+      WITNESSED,
+    );
   }
 
   /** The one command path for stream `id`: load, decide through the machine (from `new` if it has no events), commit. */

@@ -22,7 +22,7 @@ import {
   type LedgerEntry,
 } from "@verq/core";
 import type { Kysely } from "kysely";
-import { handleMany, type StreamProjection } from "./command-path.ts";
+import { handleMany, WITNESSED, type StreamProjection } from "./command-path.ts";
 import { GroupCommit } from "./group-commit.ts";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
@@ -54,7 +54,7 @@ export type GuidClaimer = (store: VerqStore, creations: readonly GuidChange[]) =
 
 /** The claim of SPEC G4: one transaction, one insert-or-nothing of each GUID stream's first event. */
 const claimByInsert: GuidClaimer = (store, creations) =>
-  store.transaction((trx) => commitGuidCreations(trx, store.dialect, creations));
+  store.transaction((trx) => commitGuidCreations(trx, store.dialect, creations), undefined, WITNESSED);
 
 /** One change of an existing entry waiting for its batch: the GUID and its command, built at the decision's time. */
 interface ChangeRequest {
@@ -137,7 +137,9 @@ export class GuidLedger {
     this.#decide = options.decider ?? decideGuid;
     const claim = options.claimer ?? claimByInsert;
     this.#claims = new GroupCommit((creations) => claim(store, creations), { keyOf: (creation) => creation.after.guid });
-    this.#changes = new GroupCommit((requests) => store.transaction((trx) => this.#changeMany(trx, requests)));
+    this.#changes = new GroupCommit((requests) =>
+      store.transaction((trx) => this.#changeMany(trx, requests), undefined, WITNESSED),
+    );
   }
 
   /**
@@ -171,12 +173,16 @@ export class GuidLedger {
         const change: GuidChange = { before: blank, after: creation.after, events: creation.events };
         if (await this.#claims.submit(change)) return { kind: "claimed", entry: creation.after };
       }
-      const result = await this.#store.transaction(async (trx): Promise<ReceiveResult | null> => {
-        const [outcome] = await this.#changeMany(trx, [{ guid, command: repeat }]);
-        if (outcome === undefined || outcome.accepted === "missing") return null;
-        if (outcome.accepted) return { kind: "resend", entry: outcome.entry };
-        return { kind: "repeat", entry: outcome.entry, refusal: outcome.refusal };
-      });
+      const result = await this.#store.transaction(
+        async (trx): Promise<ReceiveResult | null> => {
+          const [outcome] = await this.#changeMany(trx, [{ guid, command: repeat }]);
+          if (outcome === undefined || outcome.accepted === "missing") return null;
+          if (outcome.accepted) return { kind: "resend", entry: outcome.entry };
+          return { kind: "repeat", entry: outcome.entry, refusal: outcome.refusal };
+        },
+        undefined,
+        WITNESSED,
+      );
       if (result !== null) return result;
       if (round >= 1) throw new VerqError("VERQ_UNEXPECTED", `guid ${guid} vanished twice while being claimed`);
       existing = null;

@@ -1,5 +1,5 @@
-import { JOB_STREAM, isVerqError } from "@verq/core";
-import { JobQueue, JobWorker, openStore, readAllEvents, type StoredEvent, type VerqStore } from "@verq/store";
+import { GUID_CODES, GUID_STREAM, JOB_STREAM, classifyCoreCall, isVerqError, readChannelRequest } from "@verq/core";
+import { GuidLedger, JobQueue, JobWorker, openStore, readAllEvents, type StoredEvent, type VerqStore } from "@verq/store";
 import {
   createTestDatabase,
   engineAvailable,
@@ -173,6 +173,37 @@ describe.skipIf(!(await engineAvailable("postgres")))(
       for (let i = 0; i < total; i++) expect(sends.get(`w${i}`), `w${i}`).toBe(1);
       const completed = eventsByJob(await readAllEvents(observer.db), "job.completed");
       expect(completed.size).toBe(total);
+    });
+
+    it("a relay whose ledger's COMMITs are cut gets each answer the log holds: claimed, sent, and done once", async () => {
+      const ledger = new GuidLedger(store);
+      for (let round = 0; round < ROUNDS / 2; round++) {
+        for (const at of POINTS) {
+          const guid = `g-${round}-${at}`;
+          const text = JSON.stringify({ guid, amount: 1 });
+          const request = readChannelRequest(text);
+          if (!request.ok) throw new Error(`bad request ${text}`);
+          const got = await withCut(isCommit, at, () =>
+            ledger.receive({ guid, request: text, fingerprint: request.fingerprint, maxAttempts: 3 }),
+          );
+          expect(got.kind, guid).toBe("claimed");
+          const sent = await withCut(isCommit, at, () => ledger.send(guid));
+          expect(sent.accepted, guid).toBe(true);
+          const done = await withCut(isCommit, at, () =>
+            ledger.record(
+              guid,
+              sent.entry.attempts,
+              classifyCoreCall(guid, { kind: "answered", status: 200, body: JSON.stringify({ guid, code: GUID_CODES.ok }) }),
+            ),
+          );
+          expect([done.accepted, done.entry.state], guid).toEqual([true, "DONE"]);
+        }
+      }
+      const events = (await readAllEvents(observer.db, GUID_STREAM)).filter((e) => e.streamType === GUID_STREAM);
+      const byGuid = new Map<string, string[]>();
+      for (const event of events) byGuid.set(event.streamId, [...(byGuid.get(event.streamId) ?? []), event.type]);
+      expect(byGuid.size).toBe(ROUNDS);
+      for (const [guid, types] of byGuid) expect(new Set(types).size, `${guid}: ${types.join(", ")}`).toBe(types.length);
     });
 
     it("a service's own transaction that appended no event, cut at COMMIT, is VERQ_STORE_CONNECTION_LOST; with an enqueue in it, it is settled", async () => {

@@ -231,11 +231,8 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL connections te
     }
     const answers = new Map<string, string>();
     const errors: string[] = [];
-    let answeredAtFirstError: number | null = null;
-    const failed = (error: unknown) => {
-      answeredAtFirstError ??= answers.size;
-      errors.push(kindOf(error));
-    };
+    let answeredAtFirstKill = 0;
+    const failed = (error: unknown) => void errors.push(kindOf(error));
 
     // The relay's steps for one channel request (write before send, SPEC G4): claim, SENT, the
     // core, the outcome. Any step may fail with its connection; the channel then resends later,
@@ -309,6 +306,7 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL connections te
 
     const started = Date.now();
     await until(() => answers.size > 0, "the first GUID answered", 20_000, 50);
+    answeredAtFirstKill = answers.size;
     const killer = startKiller(application, 60);
     let figures: KillFigures;
     try {
@@ -332,16 +330,15 @@ describe.skipIf(!(await engineAvailable("postgres")))("PostgreSQL connections te
         `busyWhenTerminated=${figures.busy} failedSteps=${errors.length} errors=${JSON.stringify(countBy(errors))} ` +
         `recoveredToFailed=${count("guid.failed", "recovered")} recoveredToUnknown=${count("guid.unknown", "recovered")} ` +
         `resolvedFailed=${count("guid.failed", "not-found")} operatorRounds=${settles} coreCalls=${bank.totalCalls} ` +
-        `debitedTwice=${calls.filter((n) => n > 1).length} answeredAtFirstError=${answeredAtFirstError} ` +
+        `debitedTwice=${calls.filter((n) => n > 1).length} answeredAtFirstKill=${answeredAtFirstKill} ` +
         `uncaught=${uncaught.length} seconds=${seconds.toFixed(1)}`,
     );
 
-    // The kills hit the relay mid-work, and it kept answering after them.
+    // The kills hit the relay mid-work, and it kept answering under them (what a step met is in
+    // the log line: its transactions ride the kills out, a read outside one may fail and is retried).
     expect(figures.terminated).toBeGreaterThan(0);
     expect(figures.busy).toBeGreaterThan(0);
-    expect(errors.length).toBeGreaterThan(0);
-    expect(answeredAtFirstError).not.toBeNull();
-    expect(answeredAtFirstError!).toBeLessThan(GUIDS * 0.8);
+    expect(answeredAtFirstKill).toBeLessThan(GUIDS * 0.8);
 
     // No GUID debited twice (G9), none lost: the core processed each exactly once, the balance
     // moved by each amount once, and the channel's answer is the core's answer byte for byte.
