@@ -13,6 +13,7 @@ const TESTS = [
   "packages/*/test/**/*.spec.ts",
   "property-tests/**/*.spec.ts",
   "bench/test/**/*.spec.ts",
+  "chaos/test/**/*.spec.ts",
   "transitions/test/**/*.spec.ts",
   "examples/*/test/**/*.spec.ts",
   "packaging/*.spec.ts",
@@ -27,6 +28,7 @@ const TESTS = [
  */
 export const TIMED_TESTS = [
   "bench/test/**/*.spec.ts",
+  "chaos/test/**/*.spec.ts",
   "examples/orders-service/test/orders-service.e2e.spec.ts",
   "packages/adapters/test/files/crash-recovery.e2e.spec.ts",
   "packages/adapters/test/files/two-consumers.e2e.spec.ts",
