@@ -167,6 +167,10 @@ describe.skipIf(!(await engineAvailable("postgres")))(
       }).drain();
       stop();
       await cutter;
+      const cutsAt = (at: CutPoint) => proxy.cuts.filter((c) => c.at === at).length;
+      console.log(
+        `[commit-cut:worker] jobs=${total} cutsBefore=${cutsAt("before")} cutsAfter=${cutsAt("after")} rounds=${report.claimTransactions}`,
+      );
       expect(errors).toEqual([]);
       expect(proxy.cuts.length).toBeGreaterThan(4);
       expect(report).toMatchObject({ ok: total, leftLeased: 0 });
