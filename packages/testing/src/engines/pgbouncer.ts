@@ -7,7 +7,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { openStore, type PostgresStoreOptions, type VerqStore } from "@verq/store";
-import { TEST_POSTGRES_URL, admin, postgresRequired } from "./test-database.ts";
+import { TEST_POSTGRES_URL, admin, gone, postgresRequired } from "./test-database.ts";
 
 const run = promisify(execFile);
 
@@ -82,16 +82,6 @@ async function freePort(): Promise<number> {
 async function postgresUser(): Promise<{ uid: number; gid: number }> {
   const [uid, gid] = await Promise.all([run("id", ["-u", "postgres"]), run("id", ["-g", "postgres"])]);
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-}
-
-/** True when no process of this machine has that id any more. */
-function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as { code?: unknown }).code === "ESRCH";
-  }
 }
 
 /**

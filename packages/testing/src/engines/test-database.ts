@@ -106,7 +106,7 @@ export async function createTestDatabase(engine: Engine, name = "verq.sqlite"): 
 let swept: Promise<void> | undefined;
 
 /** True when no process of this machine has that id any more. */
-function gone(pid: number): boolean {
+export function gone(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return false;
