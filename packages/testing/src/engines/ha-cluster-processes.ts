@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
+import path from "node:path";
 
 /*
  * The process plumbing of the high-availability cluster: every long-running program of a cluster
@@ -34,6 +35,9 @@ export function spawnLogged(command: string, args: readonly string[], options: S
       detached: true,
       stdio: ["ignore", fd, fd],
       env: options.env,
+      // In the cluster's own folder: the caller's may be closed to the postgres user (a checkout
+      // under a private temporary folder), and Patroni's bootstrap fails where it cannot return to its directory.
+      cwd: path.dirname(options.log),
       ...(options.user === undefined ? {} : { uid: options.user.uid, gid: options.user.gid }),
     });
     // A program that cannot start at all is reported by the caller's wait with the log's tail.
