@@ -62,7 +62,7 @@ export interface JobsFailoverReport {
   readonly acceptedStaleFinishes: number;
   readonly workerErrors: number;
   /** From the loss of the primary to the first job completed on the new one, in ms. */
-  readonly killToFirstDoneMs: number;
+  readonly killToFirstDoneMs: number | null;
   /** From the loss of the primary to the first write that went through again, in ms. */
   readonly killToWritableMs: number;
   /** From then to the first wake-up another store's listener heard from the new primary, in ms; null for none. */
@@ -169,7 +169,11 @@ export async function runJobsFailover(options: JobsFailoverOptions): Promise<Job
     for (const id of acknowledged) if ((await queue.get(id)) === null) acknowledgedMissing++;
     const events = await readAllEvents(store.db, JOB_STREAM);
     const byJob = new Map<string, StoredEvent[]>();
-    for (const event of events) byJob.set(event.streamId, [...(byJob.get(event.streamId) ?? []), event]);
+    for (const event of events) {
+      const stream = byJob.get(event.streamId);
+      if (stream === undefined) byJob.set(event.streamId, [event]);
+      else stream.push(event);
+    }
     let duplicateClaims = 0;
     let acceptedStaleFinishes = 0;
     for (const stream of byJob.values()) {
@@ -178,7 +182,9 @@ export async function runJobsFailover(options: JobsFailoverOptions): Promise<Job
       acceptedStaleFinishes += audit.acceptedStaleFinishes;
     }
     // Decided once the old primary was gone: committed on the new one.
-    const firstDone = Math.min(...events.filter((e) => e.type === "job.completed" && e.at >= lostAt).map((e) => e.at));
+    let firstDone: number | null = null;
+    for (const e of events)
+      if (e.type === "job.completed" && e.at >= lostAt && (firstDone === null || e.at < firstDone)) firstDone = e.at;
     const counts = (await (await fetch(`${receiver.url}inventory`)).json()) as { requests: number; effects: number };
     const wokenAfter = wakeups.find((at) => at >= writableAt);
     const storeCheck = await runStoreCheck(options.db);
@@ -197,7 +203,7 @@ export async function runJobsFailover(options: JobsFailoverOptions): Promise<Job
       duplicateClaims,
       acceptedStaleFinishes,
       workerErrors,
-      killToFirstDoneMs: firstDone - failedAt,
+      killToFirstDoneMs: firstDone === null ? null : firstDone - failedAt,
       killToWritableMs,
       writableToWakeupMs: wokenAfter === undefined ? null : wokenAfter - writableAt,
       storeCheck,
@@ -222,7 +228,8 @@ export function failoverPassed(report: JobsFailoverReport): boolean {
     report.duplicateClaims === 0 &&
     report.acceptedStaleFinishes === 0 &&
     report.storeCheck.ok &&
-    report.writableToWakeupMs !== null
+    report.writableToWakeupMs !== null &&
+    report.killToFirstDoneMs !== null
   );
 }
 

@@ -29,6 +29,7 @@ function expectNothingLostNothingTwice(report: JobsFailoverReport): void {
   expect(report.storeCheck).toMatchObject({ exitCode: 0, ok: true, findings: [] });
   expect(report.writableToWakeupMs, "a wake-up heard from the new primary").not.toBeNull();
   expect(report.workerErrors, "errors the workers reported").toBe(0);
+  expect(report.killToFirstDoneMs, "a job done on the new primary").not.toBeNull();
   expect(report.killToFirstDoneMs).toBeGreaterThan(0);
   expect(failoverPassed(report)).toBe(true);
 }

@@ -20,7 +20,11 @@ export async function findWitnesses(
   witnesses: readonly CommitWitness[],
 ): Promise<number> {
   const byType = new Map<string, CommitWitness[]>();
-  for (const w of witnesses) byType.set(w.streamType, [...(byType.get(w.streamType) ?? []), w]);
+  for (const w of witnesses) {
+    const rows = byType.get(w.streamType);
+    if (rows === undefined) byType.set(w.streamType, [w]);
+    else rows.push(w);
+  }
   let found = 0;
   try {
     await db.transaction().execute(async (trx) => {
