@@ -1,5 +1,4 @@
 import { VerqError } from "@verq/core";
-import { postgresCode } from "./dialect/postgres-errors.ts";
 
 /** The first pause after a lost connection, in ms, and how much each further one grows. */
 const RECONNECT_STEP_MS = 100;
@@ -18,11 +17,13 @@ export class NotLanded extends Error {
  * (`isLost`: the connection broke in the transaction before COMMIT, or none could be had, as
  * during a failover or a restart), and while a cut COMMIT was found not to have landed
  * ({@link NotLanded}); with a growing pause, for at most `reconnectMs`, then
- * `VERQ_STORE_UNREACHABLE` naming `where`, with nothing of it written. Any other error is thrown at once.
+ * `VERQ_STORE_UNREACHABLE` naming `where` (and saying the server stayed read-only when `isReadOnly`
+ * says so of the last error), with nothing of it written. Any other error is thrown at once.
  */
 export async function afterReconnecting<T>(
   attempt: () => Promise<T>,
   isLost: (error: unknown) => boolean,
+  isReadOnly: (error: unknown) => boolean,
   reconnectMs: number,
   where: string,
 ): Promise<T> {
@@ -36,10 +37,9 @@ export async function afterReconnecting<T>(
       const pause = Math.min(RECONNECT_MAX_PAUSE_MS, RECONNECT_STEP_MS * tries);
       if (waited + pause > reconnectMs) {
         const cause = error instanceof NotLanded ? error.cause : error;
-        const what =
-          postgresCode(cause) === "25006"
-            ? `the server at ${where} stayed read-only (a replica, or a primary a failover demoted) for ${waited} ms; writes need the primary`
-            : `lost the connection to ${where} and got none back within ${reconnectMs} ms`;
+        const what = isReadOnly(cause)
+          ? `the server at ${where} stayed read-only (a replica, or a primary a failover demoted) for ${waited} ms; writes need the primary`
+          : `lost the connection to ${where} and got none back within ${reconnectMs} ms`;
         throw new VerqError(
           "VERQ_STORE_UNREACHABLE",
           `${what} (${tries} ${tries === 1 ? "try" : "tries"}); nothing of this call was written, try again later`,

@@ -195,12 +195,25 @@ export class VerqStore {
   async read<T>(work: (db: Kysely<VerqDatabase>) => Promise<T>): Promise<T> {
     const lost = (error: unknown) =>
       this.dialect.errors.isConnectionLost(error) || isVerqError(error, "VERQ_STORE_CONNECTION_LOST");
-    return afterReconnecting(() => work(this.db), lost, this.reconnectMs, this.path);
+    return afterReconnecting(
+      () => work(this.db),
+      lost,
+      (error) => this.dialect.errors.isReadOnly(error),
+      this.reconnectMs,
+      this.path,
+    );
   }
 
   /** Runs `attempt` again after a lost connection, as {@link afterReconnecting} says, within this store's `reconnectMs`. */
   #afterReconnecting<T>(attempt: () => Promise<T>): Promise<T> {
-    return afterReconnecting(attempt, (error) => this.dialect.errors.isConnectionLost(error), this.reconnectMs, this.path);
+    const { errors } = this.dialect;
+    return afterReconnecting(
+      attempt,
+      (error) => errors.isConnectionLost(error),
+      (error) => errors.isReadOnly(error),
+      this.reconnectMs,
+      this.path,
+    );
   }
 
   /**

@@ -16,6 +16,8 @@ export interface ErrorClassifier {
    * depends on where it broke (see `VerqStore.transaction`); never true on SQLite.
    */
   isConnectionLost(error: unknown): boolean;
+  /** True when `error` is a write refused by a server that takes none (a replica); never true on SQLite. */
+  isReadOnly(error: unknown): boolean;
   /**
    * The verq error a database error stands for, which every statement of the store throws in
    * its place: no room left (SQLite's `SQLITE_FULL`, PostgreSQL's SQLSTATE 53100 `disk_full`) is

@@ -69,5 +69,6 @@ export const postgresErrors: ErrorClassifier = {
     return (code !== undefined && RETRYABLE.has(code)) || isVerqError(error, "VERQ_VERSION_CONFLICT");
   },
   isConnectionLost: isPostgresConnectionLost,
+  isReadOnly: (error) => postgresCode(error) === "25006",
   storeError: postgresStoreError,
 };

@@ -58,5 +58,6 @@ export const sqliteErrors: ErrorClassifier = {
   },
   // An embedded database has no connection to lose.
   isConnectionLost: () => false,
+  isReadOnly: () => false,
   storeError: sqliteStoreError,
 };
