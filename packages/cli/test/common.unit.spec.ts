@@ -61,6 +61,7 @@ describe("describeEvent", () => {
     type: "job.claimed",
     data,
     at: 0,
+    schemaVersion: 1,
   });
   it("prints version, time, type and fields, without `at` and the hidden fields", () => {
     expect(describeEvent(event({ token: 1, owner: "w1", payload: { secret: 1 }, at: 0 }), ["payload"])).toBe(

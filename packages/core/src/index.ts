@@ -283,3 +283,15 @@ export {
   type StreamType,
   type VerqMachineName,
 } from "./streams.ts";
+export {
+  defineStream,
+  type DeclaredCommand,
+  type DeclaredEvent,
+  type DeclaredStreamState,
+  type EventSchema,
+  type JsonObject,
+  type StoredShape,
+  type StreamDeclaration,
+  type StreamDecision,
+  type StreamDefinition,
+} from "./stream-definition.ts";

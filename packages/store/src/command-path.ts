@@ -42,6 +42,8 @@ export interface StreamProjection<S extends StreamState, E extends StreamEvent> 
    * the first's `after`).
    */
   project(trx: Kysely<VerqDatabase>, changes: readonly StreamChange<S, E>[], positions: Positions): Promise<void>;
+  /** The version of the shape of each event type it writes (a declared stream's); absent: 1 for all. */
+  readonly schemaVersion?: (eventType: string) => number;
   /**
    * Appends `events` (the events of `changes`, numbered as the command path numbers them, in
    * append order) and writes the projection of `changes` in fewer statements than the append and
@@ -110,18 +112,20 @@ function rowsOf<S extends StreamState, E extends StreamEvent>(
 ): EventRow[] {
   // Plain loops: this runs for every event of every batch.
   const rows: EventRow[] = [];
+  const schemaVersion = projection.schemaVersion;
   for (const change of changes) {
     const streamId = projection.idOf(change.after);
     const { events } = change;
     for (let i = 0; i < events.length; i++) {
       const event = events[i] as E;
-      rows.push({
+      const row: EventRow = {
         streamId,
         version: change.before.version + i + 1,
         type: event.type,
         data: JSON.stringify(event.data),
         at: event.data.at,
-      });
+      };
+      rows.push(schemaVersion === undefined ? row : { ...row, schemaVersion: schemaVersion(event.type) });
     }
   }
   return rows;

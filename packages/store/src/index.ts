@@ -90,3 +90,14 @@ export type { MessageStats } from "./sql/files/selectMessageStats.ts";
 export type { ProcessedTable } from "./sql/files/messageTables.ts";
 export { checkStore, type CheckOptions, type CheckReport } from "./check/check-store.ts";
 export { FINDING_CODES, formatFinding, type Finding, type FindingCode } from "./check/finding.ts";
+export {
+  DeclaredStream,
+  declareStream,
+  declaredStreams,
+  type DeclareOptions,
+  type DeclaredItem,
+  type HandleOptions,
+  type HandleResult,
+} from "./declared/declared-stream.ts";
+export type { DeclaredChange, OwnProjection } from "./declared/declared-projection.ts";
+export type { DeclaredProblem } from "./declared/declared-rebuild.ts";

@@ -20,6 +20,8 @@ export interface EventsTable {
   data: string;
   /** The event's `at`: the time of the decision, in ms since the epoch. */
   at_ms: number;
+  /** The version of the event's shape it was written with (1 unless its stream declares a newer one; migration 013). */
+  schema_version: Generated<number>;
 }
 
 /**
@@ -111,6 +113,20 @@ export interface SubscriptionsTable {
   updated_at: number;
 }
 
+/** The generic projection of a declared stream (migration 013): one row per stream, the fold of its events. */
+export interface StreamStatesTable {
+  stream_type: string;
+  stream_id: string;
+  /** The machine state the stream is in. */
+  state: string;
+  version: number;
+  /** The holder token, for a stream type that declares fencing; else null. */
+  token: number | null;
+  /** The folded state as JSON. */
+  value: string;
+  updated_at: number;
+}
+
 /**
  * The tables every store has, as Kysely sees them: the event log, the job projections, the
  * counters and the receipts. The relay's `ledger` and the file queue's tables (`processed`,
@@ -125,4 +141,5 @@ export interface VerqDatabase {
   counters: CountersTable;
   receipts: ReceiptsTable;
   subscriptions: SubscriptionsTable;
+  stream_states: StreamStatesTable;
 }

@@ -2,8 +2,9 @@
  * Every table verq's migrations create in a store, the same on SQLite and PostgreSQL: the event
  * log (`events`), the job projections (`jobs`, `redrives`, `job_archive`, `queues`, `counters`),
  * the file queue's (`processed`, `message_duplicates`, `messages`), the GUID ledger (`ledger`),
- * the receiver's receipts (`receipts`), the schedules (`schedules`) and the subscribers'
- * checkpoints (`subscriptions`). Their indexes and triggers (and on PostgreSQL the position
+ * the receiver's receipts (`receipts`), the schedules (`schedules`), the subscribers'
+ * checkpoints (`subscriptions`) and the projection of the streams a service declares
+ * (`stream_states`). Their indexes and triggers (and on PostgreSQL the position
  * sequence and its function) come with them. A service's own tables in the same database keep
  * clear of these names: a table of one of them that is there before verq's migration creates it
  * is `VERQ_TABLE_CONFLICT` at open, and nothing is created. The migration bookkeeping is
@@ -23,6 +24,7 @@ export const VERQ_TABLES = [
   "schedules",
   "job_archive",
   "subscriptions",
+  "stream_states",
 ] as const;
 
 /** One of {@link VERQ_TABLES}. */
@@ -50,4 +52,5 @@ export const TABLE_CREATED_BY: Readonly<Record<VerqTable, string>> = {
   schedules: "008-schedules",
   job_archive: "009-retention",
   subscriptions: "010-subscriptions",
+  stream_states: "013-declared-streams",
 };

@@ -46,6 +46,7 @@ it("the soak's audit catches a token handed out twice and a stale outcome", asyn
     type,
     data: { token, at: 0 },
     at: 0,
+    schemaVersion: 1,
   });
   expect(
     auditJobStream([e(1, "job.enqueued"), e(2, "job.claimed", 1), e(3, "job.claimed", 2), e(4, "job.completed", 2)]),

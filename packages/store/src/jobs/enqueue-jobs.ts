@@ -22,6 +22,7 @@ import { commitChanges, decideMany, WITNESSED } from "../command-path.ts";
 import type { VerqDatabase } from "../schema.ts";
 import { insertJobAlone } from "../sql/jobs/insertJobAlone.ts";
 import { selectArchivedJobs } from "../sql/jobs/selectArchivedJobs.ts";
+import { checkOuterTransaction } from "../outer-transaction.ts";
 import { answer, handleJobs, isArray, type DecidedJob, type JobContext } from "./job-context.ts";
 
 /** What to enqueue. `deadline` is absolute (ms since the epoch). */
@@ -96,7 +97,7 @@ export async function enqueueJobs(
   options: EnqueueOptions | undefined,
 ): Promise<EnqueueResult[]> {
   if (!isArray(inputs)) throw new VerqError("VERQ_INVALID_ARGUMENT", "enqueueMany takes an array of jobs");
-  const outer = checkOuterTransaction(options);
+  const outer = checkOuterTransaction(options?.trx);
   if (inputs.length === 0) return [];
   const now = context.clock.now();
   const items = inputs.map((input) => enqueueCommand(context, input, now));
@@ -210,20 +211,4 @@ function enqueueResult(decided: DecidedJob, command: JobCommand): EnqueueResult 
   if (existing !== undefined) return { created: false, job: existing };
   answer(decided, command);
   throw new VerqError("VERQ_UNEXPECTED", `enqueue of ${before.id} refused: ${decision.refusal}`);
-}
-
-/**
- * The outer transaction of an enqueue, if any. Only a transaction gives the all-or-nothing
- * promise: `store.db` itself would commit the job at once, so it is refused.
- */
-function checkOuterTransaction(options: EnqueueOptions | undefined): Kysely<VerqDatabase> | undefined {
-  const trx: unknown = options?.trx;
-  if (trx === undefined) return undefined;
-  if (typeof trx !== "object" || trx === null || (trx as { isTransaction?: unknown }).isTransaction !== true) {
-    throw new VerqError(
-      "VERQ_INVALID_ARGUMENT",
-      "trx must be a Kysely transaction on this store's database (store.transaction or store.db.transaction())",
-    );
-  }
-  return trx as Kysely<VerqDatabase>;
 }

@@ -16,6 +16,7 @@ import * as retention from "./009-retention.ts";
 import * as subscriptions from "./010-subscriptions.ts";
 import * as kindsFailures from "./011-kinds-failures.ts";
 import * as leanJobIndexes from "./012-lean-job-indexes.ts";
+import * as declaredStreams from "./013-declared-streams.ts";
 
 /**
  * Every migration in order, each that differs per engine with the engine's part. Names sort;
@@ -35,6 +36,7 @@ function migrationsFor(parts: MigrationParts): Record<string, Migration> {
     "010-subscriptions": { up: (db) => subscriptions.up(db as Kysely<VerqDatabase>, parts["010-subscriptions"]) },
     "011-kinds-failures": { up: (db) => kindsFailures.up(db as Kysely<VerqDatabase>) },
     "012-lean-job-indexes": { up: (db) => leanJobIndexes.up(db as Kysely<VerqDatabase>) },
+    "013-declared-streams": { up: (db) => declaredStreams.up(db as Kysely<VerqDatabase>) },
   };
 }
 

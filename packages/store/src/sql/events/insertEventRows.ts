@@ -12,6 +12,8 @@ export interface EventRow {
   readonly type: string;
   readonly data: string;
   readonly at: number;
+  /** The version of the event's shape; absent: the column's default, 1. */
+  readonly schemaVersion?: number;
 }
 
 /** `streamId` and `version` → global position, for the rows that were written. */
@@ -19,6 +21,9 @@ export type Positions = Map<string, number>;
 
 /** The key of {@link Positions}. */
 export const positionKey = (streamId: string, version: number): string => `${version}:${streamId}`;
+
+const COLUMNS = ["text", "text", "integer", "text", "text", "bigint"] as const;
+const VERSIONED_COLUMNS = [...COLUMNS, "integer"] as const;
 
 /**
  * Appends many events of one stream type in one batch statement (see {@link readBatch}), their
@@ -38,16 +43,22 @@ export async function insertEventRows(
 ): Promise<Positions> {
   const positions: Positions = new Map();
   if (rows.length === 0) return positions;
-  const values = rows.map((r) => [streamType, r.streamId, r.version, r.type, r.data, r.at]);
+  // Verq's own streams leave the schema version to the column's default (1).
+  const versioned = rows[0]?.schemaVersion !== undefined;
+  const values = rows.map((r) =>
+    versioned
+      ? [streamType, r.streamId, r.version, r.type, r.data, r.at, r.schemaVersion ?? 1]
+      : [streamType, r.streamId, r.version, r.type, r.data, r.at],
+  );
   const conflict = onDuplicate === "skip" ? " on conflict (stream_type, stream_id, version) do nothing" : "";
   try {
     const written = await readBatch(
       trx,
       dialect,
-      ["text", "text", "integer", "text", "text", "bigint"],
+      versioned ? VERSIONED_COLUMNS : COLUMNS,
       values,
       (v) =>
-        `insert into events (stream_type, stream_id, version, type, data, at_ms) ${v.rows}${conflict} returning stream_id, version, position`,
+        `insert into events (stream_type, stream_id, version, type, data, at_ms${versioned ? ", schema_version" : ""}) ${v.rows}${conflict} returning stream_id, version, position`,
     );
     for (const [streamId, version, position] of written)
       positions.set(positionKey(streamId as string, Number(version)), Number(position));

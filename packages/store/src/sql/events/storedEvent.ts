@@ -14,6 +14,8 @@ export interface StoredEvent<Data = unknown> {
   readonly data: Data;
   /** The time the event was decided, in ms since the epoch. */
   readonly at: number;
+  /** The version of the event's shape it was written with (1 for every event of verq's own streams). */
+  readonly schemaVersion: number;
 }
 
 /** Maps an `events` row to a {@link StoredEvent}, parsing its JSON data. */
@@ -25,6 +27,7 @@ export function toStoredEvent(row: {
   type: string;
   data: string;
   at_ms: number;
+  schema_version?: number;
 }): StoredEvent {
   return {
     position: Number(row.position),
@@ -34,5 +37,6 @@ export function toStoredEvent(row: {
     type: row.type,
     data: JSON.parse(row.data) as unknown,
     at: Number(row.at_ms),
+    schemaVersion: Number(row.schema_version ?? 1),
   };
 }
