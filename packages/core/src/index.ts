@@ -285,6 +285,7 @@ export {
 } from "./streams.ts";
 export {
   defineStream,
+  isStreamDefinition,
   type DeclaredCommand,
   type DeclaredEvent,
   type DeclaredStreamState,

@@ -93,7 +93,11 @@ export interface StreamDefinition<
    * accepted, or the first refusal and nothing. Throws `VERQ_UNKNOWN_COMMAND` for a command type
    * not declared and `VERQ_INVALID_PAYLOAD` for a command that is not plain JSON.
    */
-  decide(state: DeclaredStreamState<TState>, now: number, ...commands: readonly DeclaredCommand[]): StreamDecision<TState, TRefusal>;
+  decide(
+    state: DeclaredStreamState<TState>,
+    now: number,
+    ...commands: readonly DeclaredCommand[]
+  ): StreamDecision<TState, TRefusal>;
   /** Folds events (stored at `schemaVersion`) into `state`, each upcast to its current version first. */
   fold(state: DeclaredStreamState<TState>, events: readonly StoredShape[]): DeclaredStreamState<TState>;
   /** The current schema version of an event type (1 when it never changed). */
@@ -110,6 +114,16 @@ export interface StoredShape {
 }
 
 const NAME = /^[a-z][a-z0-9-]{0,62}$/;
+
+const STREAM_DEFINITION_BRAND = Symbol.for("verq.stream-definition");
+
+/**
+ * True for what {@link defineStream} returned (across copies of this package too): how the CLI
+ * finds the definitions a service's module exports (`--streams`).
+ */
+export function isStreamDefinition(value: unknown): value is StreamDefinition {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[STREAM_DEFINITION_BRAND] === true;
+}
 
 /**
  * Declares a stream type from a machine: checks the declaration once (the name, the machine
@@ -148,7 +162,10 @@ export function defineStream<TState extends JsonObject & { readonly state: strin
   const checkInitial = (id: string): TState => {
     const value = initial(id);
     if (!states.includes(value.state)) {
-      throw new VerqError("VERQ_INVALID_STREAM", `stream type "${name}": initial state "${value.state}" is not a state of its machine`);
+      throw new VerqError(
+        "VERQ_INVALID_STREAM",
+        `stream type "${name}": initial state "${value.state}" is not a state of its machine`,
+      );
     }
     return value;
   };
@@ -164,14 +181,15 @@ export function defineStream<TState extends JsonObject & { readonly state: strin
       );
     }
     let current = data;
-    for (let v = from; v < (schema?.version ?? 1); v++) current = (schema?.upcasters?.[v] as (d: JsonObject) => JsonObject)(current);
+    for (let v = from; v < (schema?.version ?? 1); v++)
+      current = (schema?.upcasters?.[v] as (d: JsonObject) => JsonObject)(current);
     return current;
   };
   const step = (state: DeclaredStreamState<TState>, event: DeclaredEvent): DeclaredStreamState<TState> => {
     const value = evolve(state.value, event);
     return { id: state.id, version: state.version + 1, state: value.state, value };
   };
-  return {
+  const definition: StreamDefinition<TState, TRefusal> = {
     name,
     machine,
     commandTypes,
@@ -207,6 +225,7 @@ export function defineStream<TState extends JsonObject & { readonly state: strin
       return current;
     },
   };
+  return Object.assign(definition, { [STREAM_DEFINITION_BRAND]: true });
 }
 
 /** Each event type's schema, checked: a whole version from 1 and an upcaster for every step below it. */
@@ -214,7 +233,10 @@ function checkSchemas(name: string, events: Readonly<Record<string, EventSchema>
   const schemas = new Map<string, EventSchema>();
   for (const [type, schema] of Object.entries(events)) {
     if (!Number.isSafeInteger(schema.version) || schema.version < 1) {
-      throw new VerqError("VERQ_INVALID_STREAM", `stream type "${name}": event ${type} has version ${String(schema.version)}, not a whole number from 1`);
+      throw new VerqError(
+        "VERQ_INVALID_STREAM",
+        `stream type "${name}": event ${type} has version ${String(schema.version)}, not a whole number from 1`,
+      );
     }
     for (let v = 1; v < schema.version; v++) {
       if (typeof schema.upcasters?.[v] !== "function") {

@@ -1,7 +1,8 @@
-import { VerqError, checkSubscription, systemClock, type Clock } from "@verq/core";
+import { VerqError, checkSubscription, systemClock, type Clock, type StreamDefinition } from "@verq/core";
 import type { EventPositions, PositionMark } from "./dialect/event-positions.ts";
 import { selectEventsAfter } from "./sql/events/selectEventsAfter.ts";
 import type { StoredEvent } from "./sql/events/storedEvent.ts";
+import { byStreamType, upcastEvents } from "./declared/upcast-events.ts";
 import { selectCheckpoint, selectCheckpoints, type Checkpoint } from "./sql/subscriptions/selectCheckpoint.ts";
 import { saveCheckpoint } from "./sql/subscriptions/saveCheckpoint.ts";
 import type { VerqStore } from "./store.ts";
@@ -24,6 +25,11 @@ export interface SubscribeOptions {
   readonly from?: number;
   /** Only events of these stream types (`job`, `guid`, `message`, …); every type when left out. Keep them the same for one name. */
   readonly types?: readonly string[];
+  /**
+   * Declared stream types (`defineStream`) whose events are delivered upcast to their event
+   * types' current schema versions; events of other types come as stored.
+   */
+  readonly streams?: readonly StreamDefinition<any, any>[];
   /** The most events one call of `handle` gets (default 100, at most 10,000). */
   readonly batchSize?: number;
   /** Pause between polls once caught up (default 250 ms); an enqueue or a redrive, in any process on PostgreSQL, cuts it short. */
@@ -128,6 +134,7 @@ export class EventSubscriptions {
       ...checked,
       live: options.live ?? true,
       handle: options.handle,
+      streams: options.streams,
     });
   }
 
@@ -150,6 +157,7 @@ interface RunOptions {
   readonly pollMs: number;
   readonly live: boolean;
   readonly handle: (batch: readonly StoredEvent[]) => Promise<void> | void;
+  readonly streams: readonly StreamDefinition<any, any>[] | undefined;
 }
 
 /** At least once: the checkpoint moves only once the handler has accepted the batch. */
@@ -215,6 +223,7 @@ class RunningSubscription implements Subscription {
   async #run(): Promise<void> {
     const { store, clock } = this;
     const { name, types, batchSize, pollMs, live, handle } = this.options;
+    const definitions = byStreamType(this.options.streams);
     const { db, dialect } = store;
     const deliver = this.parts.deliver ?? handleThenCheckpoint;
     const settled = this.parts.positionsSettled ?? ((on, mark: PositionMark) => dialect.positions.positionsSettled(on, mark));
@@ -235,7 +244,7 @@ class RunningSubscription implements Subscription {
         if (last !== undefined) {
           await deliver(
             async () => {
-              await handle(batch);
+              await handle(upcastEvents(batch, definitions));
             },
             async () => {
               if (name !== undefined) await store.transaction((trx) => saveCheckpoint(trx, name, last.position, clock.now()));

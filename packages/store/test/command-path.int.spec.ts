@@ -406,5 +406,34 @@ for (const engine of ENGINES) {
         { id: "a", v: 3, type: "lock.acquired" },
       ]);
     });
+
+    it("writes each event at the schema version its projection declares, and at 1 when it declares none", async () => {
+      const { store } = await stores.open(engine);
+      const versioned: StreamProjection<OperatorLock, LockEvent> = {
+        ...lockStream,
+        schemaVersion: (type) => (type === "lock.acquired" ? 3 : 2),
+      };
+      const held = changeOf(newLock("a"), acquire("ops-a"), release(1));
+      await store.db.transaction().execute((trx) => commitChanges(trx, store.dialect, versioned, [held]));
+      await store.db
+        .transaction()
+        .execute((trx) => commitChanges(trx, store.dialect, lockStream, [changeOf(newLock("b"), acquire("ops-b"))]));
+      const skipped = changeOf(newLock("c"), acquire("ops-c"));
+      await store.db
+        .transaction()
+        .execute((trx) => commitChanges(trx, store.dialect, versioned, [skipped], { creations: "skip" }));
+      const rows = await store.db
+        .selectFrom("events")
+        .select(["stream_id", "type", "schema_version"])
+        .orderBy("position")
+        .execute();
+      expect(rows.map((r) => [r.stream_id, r.type, Number(r.schema_version)])).toEqual([
+        ["a", "lock.acquired", 3],
+        ["a", "lock.released", 2],
+        ["b", "lock.acquired", 1],
+        ["c", "lock.acquired", 3],
+      ]);
+      expect((await readAllEvents(store.db, LOCK_STREAM)).map((e) => e.schemaVersion)).toEqual([3, 2, 1, 3]);
+    });
   });
 }

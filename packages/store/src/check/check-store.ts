@@ -8,6 +8,7 @@ import {
   QUEUE_STREAM,
   SCHEDULE_STREAM,
   STREAM_TYPES,
+  type StreamDefinition,
   type StreamType,
 } from "@verq/core";
 import type { StoredEvent } from "../sql/events/storedEvent.ts";
@@ -15,6 +16,7 @@ import { selectEventPage } from "../sql/check/selectEventPage.ts";
 import type { VerqStore } from "../store.ts";
 import { streamName, type Finding, type Report } from "./finding.ts";
 import { checkSubscriptions } from "./subscription-check.ts";
+import { declaredCheck } from "./declared-check.ts";
 import { guidCheck } from "./guid-check.ts";
 import { jobCheck } from "./job-check.ts";
 import { jobRetentionCheck } from "./job-retention-check.ts";
@@ -31,6 +33,11 @@ export interface CheckOptions {
   readonly batchSize?: number;
   /** Called with each finding as it is found (they are also in the report). */
   readonly onFinding?: (finding: Finding) => void;
+  /**
+   * Stream types the service declared (`defineStream`) with the generic projection: each stream
+   * is folded through its definition (upcast) and compared with its `stream_states` row.
+   */
+  readonly streams?: readonly StreamDefinition<any, any>[];
 }
 
 /** What {@link checkStore} read and found. `ok` is true exactly when `findings` is empty. */
@@ -105,7 +112,8 @@ export async function checkStore(store: VerqStore, options: CheckOptions = {}): 
     findings.push(finding);
     options.onFinding?.(finding);
   };
-  const checks = new Map(CHECKS.map((c) => [c.streamType, c]));
+  const all = [...CHECKS, ...(options.streams ?? []).map((definition) => declaredCheck(definition) as unknown as AnyCheck)];
+  const checks = new Map(all.map((c) => [c.streamType, c]));
   const byStreamType: Record<string, { streams: number; events: number }> = {};
   const finished = new Map<AnyCheck, unknown[]>();
   let streams = 0;
@@ -151,7 +159,7 @@ export async function checkStore(store: VerqStore, options: CheckOptions = {}): 
   }
   if (current !== null) finish(current);
   await settle();
-  for (const check of CHECKS) await check.orphans(db, batchSize, report);
+  for (const check of all) await check.orphans(db, batchSize, report);
   await checkSubscriptions(db, report);
   return { ok: findings.length === 0, findings, checked: { streams, events, byStreamType } };
 }

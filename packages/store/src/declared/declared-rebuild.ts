@@ -118,7 +118,11 @@ async function* foldPages<TState extends State>(
       const state = definition.fold(definition.initial(id), stored);
       const events = stored.map((event) => ({
         type: event.type,
-        data: definition.upcast(event.type, event.schemaVersion, event.data as JsonObject) as DeclaredChange<TState>["events"][number]["data"],
+        data: definition.upcast(
+          event.type,
+          event.schemaVersion,
+          event.data as JsonObject,
+        ) as DeclaredChange<TState>["events"][number]["data"],
       }));
       return { state, events };
     });

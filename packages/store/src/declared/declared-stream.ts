@@ -18,6 +18,7 @@ import { readStream } from "../sql/events/readStream.ts";
 import type { StoredEvent } from "../sql/events/storedEvent.ts";
 import type { VerqStore } from "../store.ts";
 import { declaredProjection, type OwnProjection } from "./declared-projection.ts";
+import { byStreamType, upcastEvents } from "./upcast-events.ts";
 import { checkDeclaredStates, rebuildDeclared, type DeclaredProblem } from "./declared-rebuild.ts";
 
 /** What a command against a declared stream came to: its events and the state after, or the refusal and the state it refused from. */
@@ -65,7 +66,10 @@ export function declareStream<TState extends JsonObject & { readonly state: stri
   const names = declared.get(store) ?? new Map<string, StreamDefinition<any, any>>();
   const taken = names.get(definition.name);
   if (taken !== undefined && taken !== definition) {
-    throw new VerqError("VERQ_STREAM_TYPE_TAKEN", `stream type "${definition.name}" is already declared on this store by another definition`);
+    throw new VerqError(
+      "VERQ_STREAM_TYPE_TAKEN",
+      `stream type "${definition.name}" is already declared on this store by another definition`,
+    );
   }
   names.set(definition.name, definition);
   declared.set(store, names);
@@ -134,25 +138,37 @@ export class DeclaredStream<TState extends JsonObject & { readonly state: string
    * Streams in one machine state, in id order after `after`, at most `limit` (1 to 1,000): read
    * from the generic projection (a stream type with its own projection is queried through it).
    */
-  async list(filter: { readonly state?: string; readonly after?: string; readonly limit?: number } = {}): Promise<DeclaredStreamState<TState>[]> {
+  async list(
+    filter: { readonly state?: string; readonly after?: string; readonly limit?: number } = {},
+  ): Promise<DeclaredStreamState<TState>[]> {
     this.#requireGeneric("list");
     const limit = filter.limit ?? 100;
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
       throw new VerqError("VERQ_INVALID_ARGUMENT", "limit must be a whole number from 1 to 1000");
     }
     const rows = await this.#store.read((db) => {
-      let query = db.selectFrom("stream_states").select(["stream_id", "state", "version", "value"]).where("stream_type", "=", this.definition.name);
+      let query = db
+        .selectFrom("stream_states")
+        .select(["stream_id", "state", "version", "value"])
+        .where("stream_type", "=", this.definition.name);
       if (filter.state !== undefined) query = query.where("state", "=", filter.state);
       if (filter.after !== undefined) query = query.where("stream_id", ">", filter.after);
       return query.orderBy("stream_id").limit(limit).execute();
     });
-    return rows.map((row) => ({ id: row.stream_id, state: row.state, version: Number(row.version), value: JSON.parse(row.value) as TState }));
+    return rows.map((row) => ({
+      id: row.stream_id,
+      state: row.state,
+      version: Number(row.version),
+      value: JSON.parse(row.value) as TState,
+    }));
   }
 
   /** How many streams are in each machine state (every state of the machine, 0 included). */
   async countByState(): Promise<Record<string, number>> {
     this.#requireGeneric("countByState");
-    const counts: Record<string, number> = Object.fromEntries(Object.keys(this.definition.machine.root.states).map((s) => [s, 0]));
+    const counts: Record<string, number> = Object.fromEntries(
+      Object.keys(this.definition.machine.root.states).map((s) => [s, 0]),
+    );
     const rows = await this.#store.read((db) =>
       db
         .selectFrom("stream_states")
@@ -169,11 +185,7 @@ export class DeclaredStream<TState extends JsonObject & { readonly state: string
   async events(id: string): Promise<StoredEvent<JsonObject>[]> {
     checkIdentifier(id, "a stream id");
     const stored = await this.#store.read((db) => readStream(db, this.definition.name, id));
-    return stored.map((event) => ({
-      ...event,
-      data: this.definition.upcast(event.type, event.schemaVersion, event.data as JsonObject),
-      schemaVersion: this.definition.schemaVersion(event.type),
-    }));
+    return upcastEvents(stored as StoredEvent<JsonObject>[], byStreamType([this.definition]));
   }
 
   /** Recomputes the projection of every stream of this type from the log, in one transaction; returns how many streams it wrote. */
@@ -221,7 +233,10 @@ export class DeclaredStream<TState extends JsonObject & { readonly state: string
 
   #requireGeneric(what: string): void {
     if (this.#own !== undefined) {
-      throw new VerqError("VERQ_INVALID_ARGUMENT", `stream type "${this.definition.name}" keeps its own projection: ${what} reads it there`);
+      throw new VerqError(
+        "VERQ_INVALID_ARGUMENT",
+        `stream type "${this.definition.name}" keeps its own projection: ${what} reads it there`,
+      );
     }
   }
 }
