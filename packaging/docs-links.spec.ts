@@ -17,7 +17,7 @@ const REQUIRED_IDS = [
   ...range("F", 1, 9),
   ...["P1", "P2", "S1", "Q1", "Q2", "X1", "C1", "R1", "E1", "O1", "W1", "K1", "H1", "M1", "O2"],
 ];
-const PLANNED_IDS = ["H1", "M1", "O2"];
+const PLANNED_IDS = ["O2"];
 
 function range(letter: string, from: number, to: number): string[] {
   return Array.from({ length: to - from + 1 }, (_, i) => `${letter}${from + i}`);

@@ -108,12 +108,18 @@ export const orderMachine = setup({
     refuse: assign((_, params: { refusal: OrderRefusal }) => ({ refusal: params.refusal })),
     place: assign(({ context, event }) =>
       event.type === "place"
-        ? record(context, { type: "order.placed", data: { customer: event.customer, amountCents: event.amountCents, at: event.now } })
+        ? record(context, {
+            type: "order.placed",
+            data: { customer: event.customer, amountCents: event.amountCents, at: event.now },
+          })
         : {},
     ),
     pay: assign(({ context, event }) =>
       event.type === "pay"
-        ? record(context, { type: "order.paid", data: { paymentId: event.paymentId, amountCents: event.amountCents, at: event.now } })
+        ? record(context, {
+            type: "order.paid",
+            data: { paymentId: event.paymentId, amountCents: event.amountCents, at: event.now },
+          })
         : {},
     ),
     pick: assign(({ context, event }) =>

@@ -285,7 +285,9 @@ export {
 } from "./streams.ts";
 export {
   defineStream,
+  describeCommandType,
   isStreamDefinition,
+  type AnyStreamDefinition,
   type DeclaredCommand,
   type DeclaredEvent,
   type DeclaredStreamState,

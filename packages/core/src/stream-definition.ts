@@ -85,7 +85,9 @@ export interface StreamDefinition<
   readonly name: string;
   readonly machine: AnyStateMachine;
   readonly commandTypes: ReadonlySet<string>;
-  readonly fencing: { readonly token: (state: TState) => number } | null;
+  /** The machine's states, in its order: what a stream's `state` can be. */
+  readonly states: readonly string[];
+  readonly fencing: { token(state: TState): number } | null;
   /** The stream's state before its first event. */
   initial(id: string): DeclaredStreamState<TState>;
   /**
@@ -101,10 +103,13 @@ export interface StreamDefinition<
   /** Folds events (stored at `schemaVersion`) into `state`, each upcast to its current version first. */
   fold(state: DeclaredStreamState<TState>, events: readonly StoredShape[]): DeclaredStreamState<TState>;
   /** The current schema version of an event type (1 when it never changed). */
-  schemaVersion(type: string): number;
+  readonly schemaVersion: (type: string) => number;
   /** `data` of an event of `type` stored at `from`, brought to the current version. */
-  upcast(type: string, from: number, data: JsonObject): JsonObject;
+  readonly upcast: (type: string, from: number, data: JsonObject) => JsonObject;
 }
+
+/** Any declared stream's definition, whatever its state and refusals: what the store and the CLI hold of many. */
+export type AnyStreamDefinition = StreamDefinition;
 
 /** An event as read from the log: its type, data as stored, and the schema version it was written with. */
 export interface StoredShape {
@@ -150,11 +155,11 @@ export function defineStream<TState extends JsonObject & { readonly state: strin
   const schemas = checkSchemas(name, declaration.events ?? {});
   let decider: ReturnType<typeof createMachineDecider<AnyStateMachine, TState>>;
   try {
-    decider = createMachineDecider(
+    decider = createMachineDecider<AnyStateMachine, TState>(
       { machine, field, placeholder: initial("placeholder") },
-      unhandled as never,
+      unhandled,
       declaration.execution,
-    ) as typeof decider;
+    );
   } catch (error) {
     throw new VerqError("VERQ_UNSUPPORTED_MACHINE", `stream type "${name}": ${(error as Error).message}`, { cause: error });
   }
@@ -193,6 +198,7 @@ export function defineStream<TState extends JsonObject & { readonly state: strin
     name,
     machine,
     commandTypes,
+    states,
     fencing: declaration.fencing ?? null,
     initial: (id) => ({ id, version: 0, state: checkInitial(id).state, value: checkInitial(id) }),
     schemaVersion,
@@ -200,13 +206,17 @@ export function defineStream<TState extends JsonObject & { readonly state: strin
     decide(state, now, ...commands) {
       const machineEvents = commands.map((command) => {
         if (!commandTypes.has(command.type)) {
-          throw new VerqError("VERQ_UNKNOWN_COMMAND", `stream type "${name}" takes no command "${String(command.type)}"`);
+          throw new VerqError(
+            "VERQ_UNKNOWN_COMMAND",
+            `stream type "${name}" takes no command ${describeCommandType(command.type)}`,
+          );
         }
         canonicalJson(command, "a command");
         return { ...command, now };
       });
       const decision = decider(state.value, ...(machineEvents as never[]));
-      if (!decision.accepted) return { accepted: false, refusal: decision.refusal as TRefusal, command: decision.command };
+      if (!decision.accepted)
+        return { accepted: false, refusal: decision.refusal as TRefusal, command: decision.command as string };
       const events = decision.events as readonly DeclaredEvent[];
       for (const event of events) {
         if (typeof event.data?.at !== "number" || !Number.isFinite(event.data.at)) {
@@ -226,6 +236,15 @@ export function defineStream<TState extends JsonObject & { readonly state: strin
     },
   };
   return Object.assign(definition, { [STREAM_DEFINITION_BRAND]: true });
+}
+
+/**
+ * A command type as an error names it: quoted when it looks like a name, else only what it is
+ * (a long or odd string is not echoed back).
+ */
+export function describeCommandType(type: unknown): string {
+  if (typeof type !== "string") return `without a string type (${type === null ? "null" : typeof type})`;
+  return /^[A-Za-z][\w.-]{0,63}$/.test(type) ? `"${type}"` : `of a type of ${type.length} characters that is not a name`;
 }
 
 /** Each event type's schema, checked: a whole version from 1 and an upcaster for every step below it. */

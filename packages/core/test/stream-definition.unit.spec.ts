@@ -118,9 +118,9 @@ describe("a declared stream decides with its machine and folds its events", () =
     const timeless = declare({
       machine: ticketDeclaration.machine.provide({
         actions: {
-          open: assign(({ context }) => ({
+          open: assign(({ context }: { context: { ticket: Ticket } }) => ({
             emitted: [{ type: "ticket.opened", data: { title: "x" } }],
-            ticket: { ...context.ticket, state: "open" },
+            ticket: { ...context.ticket, state: "open" as const },
           })) as never,
         },
       }),
@@ -135,7 +135,10 @@ describe("a declared stream decides with its machine and folds its events", () =
       events: {
         "ticket.opened": {
           version: 3,
-          upcasters: { 1: (d) => ({ ...d, title: `${String(d.title)}!` }), 2: (d) => ({ ...d, title: `${String(d.title)}?` }) },
+          upcasters: {
+            1: (d) => ({ ...d, title: `${d.title as string}!` }),
+            2: (d) => ({ ...d, title: `${d.title as string}?` }),
+          },
         },
       },
     });

@@ -1,4 +1,4 @@
-import { VerqError, checkSubscription, systemClock, type Clock, type StreamDefinition } from "@verq/core";
+import { VerqError, checkSubscription, systemClock, type Clock, type AnyStreamDefinition } from "@verq/core";
 import type { EventPositions, PositionMark } from "./dialect/event-positions.ts";
 import { selectEventsAfter } from "./sql/events/selectEventsAfter.ts";
 import type { StoredEvent } from "./sql/events/storedEvent.ts";
@@ -29,7 +29,7 @@ export interface SubscribeOptions {
    * Declared stream types (`defineStream`) whose events are delivered upcast to their event
    * types' current schema versions; events of other types come as stored.
    */
-  readonly streams?: readonly StreamDefinition<any, any>[];
+  readonly streams?: readonly AnyStreamDefinition[];
   /** The most events one call of `handle` gets (default 100, at most 10,000). */
   readonly batchSize?: number;
   /** Pause between polls once caught up (default 250 ms); an enqueue or a redrive, in any process on PostgreSQL, cuts it short. */
@@ -157,7 +157,7 @@ interface RunOptions {
   readonly pollMs: number;
   readonly live: boolean;
   readonly handle: (batch: readonly StoredEvent[]) => Promise<void> | void;
-  readonly streams: readonly StreamDefinition<any, any>[] | undefined;
+  readonly streams: readonly AnyStreamDefinition[] | undefined;
 }
 
 /** At least once: the checkpoint moves only once the handler has accepted the batch. */

@@ -126,6 +126,62 @@ for (const engine of ENGINES) {
       expect(declareStream(store, ticketStream).definition).toBe(ticketStream);
     });
 
+    it("checks a command's fields against its Standard Schema before anything is read, and decides the schema's output", async () => {
+      const { store } = await stores.open(engine);
+      // A hand-written Standard Schema: a title of 1 to 40 characters, trimmed.
+      const openSchema = {
+        "~standard": {
+          version: 1 as const,
+          vendor: "test",
+          validate: (value: unknown) => {
+            const title = (value as { title?: unknown }).title;
+            return typeof title === "string" && title.trim().length > 0 && title.length <= 40
+              ? { value: { type: "open", title: title.trim() } }
+              : { issues: [{ message: "bad title", path: ["title"] }] };
+          },
+        },
+      };
+      const tickets = declareStream(store, ticketStream, { clock, schemas: { open: openSchema } });
+      await rejectsWith(
+        "VERQ_INVALID_PAYLOAD",
+        () => tickets.handle("t-1", { type: "open", title: 7 }),
+        /command "open" does not match its schema at \$\.title$/,
+      );
+      await rejectsWith("VERQ_INVALID_PAYLOAD", () => tickets.handle("t-1", { type: "open" }));
+      expect(await everything(store)).toEqual({ events: [], states: [] });
+      expect(await tickets.handle("t-1", { type: "open", title: "  printer  " })).toMatchObject({
+        accepted: true,
+        stream: { value: { title: "printer" } },
+      });
+      const retyped = {
+        "~standard": { version: 1 as const, vendor: "test", validate: () => ({ value: { type: "take", holder: "x" } }) },
+      };
+      await rejectsWith(
+        "VERQ_INVALID_PAYLOAD",
+        () => declareStream(store, ticketStream, { schemas: { open: retyped } }).handle("t-2", { type: "open", title: "a" }),
+        /must keep its type/,
+      );
+      expect(() => declareStream(store, ticketStream, { schemas: { reopen: openSchema } })).toThrow(/a schema for "reopen"/);
+      expect(() => declareStream(store, ticketStream, { schemas: { open: {} as never } })).toThrow(/not a Standard Schema/);
+      // An unknown command type is named only when it looks like a name; list takes only the machine's states.
+      await rejectsWith(
+        "VERQ_UNKNOWN_COMMAND",
+        () => tickets.handle("t-1", { type: "x".repeat(300) }),
+        /of a type of 300 characters that is not a name$/,
+      );
+      await rejectsWith(
+        "VERQ_UNKNOWN_COMMAND",
+        () => tickets.handle("t-1", { type: 5 } as never),
+        /without a string type \(number\)$/,
+      );
+      await rejectsWith(
+        "VERQ_INVALID_ARGUMENT",
+        () => tickets.list({ state: "lost" }),
+        /state must be one of new, open, taken, closed/,
+      );
+      await rejectsWith("VERQ_INVALID_ARGUMENT", () => tickets.handleMany("t-1" as never), /takes an array/);
+    });
+
     it("joins the service's own transaction: its rows and the stream's events commit together or not at all", async () => {
       const { store } = await stores.open(engine);
       await sql`create table desk_notes (id text primary key)`.execute(store.db);
@@ -251,7 +307,9 @@ for (const engine of ENGINES) {
         evolve: (ticket, event) =>
           ticketDeclaration.evolve(
             ticket,
-            event.type === "ticket.taken" ? { type: event.type, data: { ...event.data, holder: event.data.agent ?? null } } : event,
+            event.type === "ticket.taken"
+              ? { type: event.type, data: { ...event.data, holder: event.data.agent ?? null } }
+              : event,
           ),
         machine: ticketDeclaration.machine.provide({}),
         events: {

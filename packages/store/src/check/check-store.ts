@@ -8,7 +8,7 @@ import {
   QUEUE_STREAM,
   SCHEDULE_STREAM,
   STREAM_TYPES,
-  type StreamDefinition,
+  type AnyStreamDefinition,
   type StreamType,
 } from "@verq/core";
 import type { StoredEvent } from "../sql/events/storedEvent.ts";
@@ -37,7 +37,7 @@ export interface CheckOptions {
    * Stream types the service declared (`defineStream`) with the generic projection: each stream
    * is folded through its definition (upcast) and compared with its `stream_states` row.
    */
-  readonly streams?: readonly StreamDefinition<any, any>[];
+  readonly streams?: readonly AnyStreamDefinition[];
 }
 
 /** What {@link checkStore} read and found. `ok` is true exactly when `findings` is empty. */

@@ -1,4 +1,4 @@
-import { coerceError, type DeclaredStreamState, type JsonObject, type StreamDefinition } from "@verq/core";
+import { coerceError, type DeclaredStreamState, type JsonObject, type AnyStreamDefinition } from "@verq/core";
 import { streamName } from "./finding.ts";
 import { describeDifferences, eachPage, num, type StreamTypeCheck } from "./stream-check.ts";
 
@@ -15,7 +15,7 @@ export interface DeclaredStreamAudit {
  * rebuilds with), against its `stream_states` row (machine state, version, holder token and the
  * folded state), and `stream_states` rows of the type that no stream explains.
  */
-export function declaredCheck(definition: StreamDefinition<any, any>): StreamTypeCheck<DeclaredStreamAudit> {
+export function declaredCheck(definition: AnyStreamDefinition): StreamTypeCheck<DeclaredStreamAudit> {
   const type = definition.name;
   return {
     streamType: type,
@@ -75,10 +75,11 @@ export function declaredCheck(definition: StreamDefinition<any, any>): StreamTyp
             .selectFrom("stream_states as s")
             .select("s.stream_id")
             .where("s.stream_type", "=", type)
-            .where(({ not, exists, selectFrom }) =>
-              not(
-                exists(
-                  selectFrom("events as e")
+            .where((eb) =>
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom("events as e")
                     .select("e.position")
                     .where("e.stream_type", "=", type)
                     .whereRef("e.stream_id", "=", "s.stream_id"),

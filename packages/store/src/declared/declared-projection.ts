@@ -23,8 +23,10 @@ export type DeclaredChange<TState> = StreamChange<DeclaredStreamState<TState>, D
  */
 export interface OwnProjection<TState> {
   /** Writes the projection of `changes` (a stream created has `before.version` 0), in `trx`. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the service's own tables: it types them with trx.withTables
   write(trx: Kysely<any>, changes: readonly DeclaredChange<TState>[]): Promise<void>;
   /** Removes every row of this projection, in `trx`: what a rebuild writes again from the log. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the service's own tables
   clear(trx: Kysely<any>): Promise<void>;
 }
 

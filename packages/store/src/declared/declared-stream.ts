@@ -2,16 +2,20 @@ import {
   VerqError,
   canonicalJson,
   checkIdentifier,
+  describeCommandType,
   systemClock,
   type Clock,
   type DeclaredCommand,
   type DeclaredEvent,
   type DeclaredStreamState,
   type JsonObject,
+  type AnyStreamDefinition,
   type StreamDefinition,
 } from "@verq/core";
+import type { StandardSchemaV1 } from "@standard-schema/spec";
 import type { Kysely } from "kysely";
 import { handleMany, retryOnVersionConflict, WITNESSED, type StreamProjection } from "../command-path.ts";
+import { issuePaths } from "../jobs/job-kind.ts";
 import { checkOuterTransaction } from "../outer-transaction.ts";
 import type { VerqDatabase } from "../schema.ts";
 import { readStream } from "../sql/events/readStream.ts";
@@ -40,6 +44,12 @@ export interface DeclaredItem {
 
 /** Settings of {@link declareStream}. */
 export interface DeclareOptions<TState> {
+  /**
+   * The Standard Schema (zod, valibot, arktype, …) of a command type's fields, the type
+   * included: a command that does not match is `VERQ_INVALID_PAYLOAD` naming where (never what),
+   * before anything is read, and the schema's output is what the machine decides.
+   */
+  readonly schemas?: Readonly<Record<string, StandardSchemaV1>>;
   /** The service's own projection, instead of the generic `stream_states` row. */
   readonly projection?: OwnProjection<TState>;
   readonly clock?: Clock;
@@ -47,11 +57,12 @@ export interface DeclareOptions<TState> {
 
 /** Where a command runs: in the service's own transaction (`trx`, from `store.transaction`), or in one of its own. */
 export interface HandleOptions {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a transaction typed with the service's own tables too
   readonly trx?: Kysely<any>;
 }
 
 /** The stream types declared on each open store: a name is one definition's per store. */
-const declared = new WeakMap<VerqStore, Map<string, StreamDefinition<any, any>>>();
+const declared = new WeakMap<VerqStore, Map<string, AnyStreamDefinition>>();
 
 /**
  * Declares a stream type on an open store and returns its handle. A name another definition
@@ -63,7 +74,7 @@ export function declareStream<TState extends JsonObject & { readonly state: stri
   definition: StreamDefinition<TState, TRefusal>,
   options: DeclareOptions<TState> = {},
 ): DeclaredStream<TState, TRefusal> {
-  const names = declared.get(store) ?? new Map<string, StreamDefinition<any, any>>();
+  const names = declared.get(store) ?? new Map<string, AnyStreamDefinition>();
   const taken = names.get(definition.name);
   if (taken !== undefined && taken !== definition) {
     throw new VerqError(
@@ -77,7 +88,7 @@ export function declareStream<TState extends JsonObject & { readonly state: stri
 }
 
 /** The definitions declared on `store`, by name (what `verq check` and the dashboard read for it). */
-export function declaredStreams(store: VerqStore): ReadonlyMap<string, StreamDefinition<any, any>> {
+export function declaredStreams(store: VerqStore): ReadonlyMap<string, AnyStreamDefinition> {
   return declared.get(store) ?? new Map();
 }
 
@@ -92,6 +103,7 @@ export class DeclaredStream<TState extends JsonObject & { readonly state: string
   readonly #projection: StreamProjection<DeclaredStreamState<TState>, DeclaredEvent>;
   readonly #own: OwnProjection<TState> | undefined;
   readonly #clock: Clock;
+  readonly #schemas: Readonly<Record<string, StandardSchemaV1>>;
 
   constructor(store: VerqStore, definition: StreamDefinition<TState, TRefusal>, options: DeclareOptions<TState>) {
     this.#store = store;
@@ -99,6 +111,17 @@ export class DeclaredStream<TState extends JsonObject & { readonly state: string
     this.#own = options.projection;
     this.#projection = declaredProjection(definition, options.projection);
     this.#clock = options.clock ?? systemClock;
+    this.#schemas = options.schemas ?? {};
+    for (const [type, schema] of Object.entries(this.#schemas)) {
+      if (!definition.commandTypes.has(type))
+        throw new VerqError(
+          "VERQ_UNKNOWN_COMMAND",
+          `a schema for "${type}", which stream type "${definition.name}" does not take`,
+        );
+      const standard = (schema as { "~standard"?: { version?: unknown } } | null)?.["~standard"];
+      if (standard?.version !== 1)
+        throw new VerqError("VERQ_INVALID_ARGUMENT", `the schema of command "${type}" is not a Standard Schema (v1)`);
+    }
   }
 
   /**
@@ -121,8 +144,10 @@ export class DeclaredStream<TState extends JsonObject & { readonly state: string
   }
 
   /** {@link handle} for many streams in one transaction, each item decided after the ones before it (two items of one stream chain). */
-  async handleMany(items: readonly DeclaredItem[], options: HandleOptions = {}): Promise<HandleResult<TState, TRefusal>[]> {
-    for (const item of items) this.#checkItem(item);
+  async handleMany(given: readonly DeclaredItem[], options: HandleOptions = {}): Promise<HandleResult<TState, TRefusal>[]> {
+    if (!Array.isArray(given)) throw new VerqError("VERQ_INVALID_ARGUMENT", "handleMany takes an array of { id, commands }");
+    const items: DeclaredItem[] = [];
+    for (const item of given as readonly DeclaredItem[]) items.push(await this.#checkItem(item));
     const outer = checkOuterTransaction(options.trx);
     if (outer !== undefined) return this.#handleIn(outer, items);
     return retryOnVersionConflict(() => this.#store.transaction((trx) => this.#handleIn(trx, items), undefined, WITNESSED));
@@ -142,6 +167,9 @@ export class DeclaredStream<TState extends JsonObject & { readonly state: string
     filter: { readonly state?: string; readonly after?: string; readonly limit?: number } = {},
   ): Promise<DeclaredStreamState<TState>[]> {
     this.#requireGeneric("list");
+    if (filter.state !== undefined && !this.definition.states.includes(filter.state)) {
+      throw new VerqError("VERQ_INVALID_ARGUMENT", `state must be one of ${this.definition.states.join(", ")}`);
+    }
     const limit = filter.limit ?? 100;
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
       throw new VerqError("VERQ_INVALID_ARGUMENT", "limit must be a whole number from 1 to 1000");
@@ -217,18 +245,27 @@ export class DeclaredStream<TState extends JsonObject & { readonly state: string
     );
   }
 
-  #checkItem(item: DeclaredItem): void {
-    checkIdentifier(item.id, "a stream id");
+  /** The item with its commands checked (and each through its schema, if any), or the coded error. */
+  async #checkItem(item: DeclaredItem): Promise<DeclaredItem> {
+    checkIdentifier(item?.id, "a stream id");
     if (!Array.isArray(item.commands) || item.commands.length === 0) {
       throw new VerqError("VERQ_INVALID_ARGUMENT", "each stream needs at least one command");
     }
-    for (const command of item.commands) {
+    const commands: DeclaredCommand[] = [];
+    for (const command of item.commands as readonly DeclaredCommand[]) {
       const type: unknown = (command as { type?: unknown } | null)?.type;
       if (typeof type !== "string" || !this.definition.commandTypes.has(type)) {
-        throw new VerqError("VERQ_UNKNOWN_COMMAND", `stream type "${this.definition.name}" takes no command "${String(type)}"`);
+        throw new VerqError(
+          "VERQ_UNKNOWN_COMMAND",
+          `stream type "${this.definition.name}" takes no command ${describeCommandType(type)}`,
+        );
       }
-      canonicalJson(command, "a command");
+      const schema = this.#schemas[type];
+      const checked = schema === undefined ? command : await validCommand(schema, type, command);
+      canonicalJson(checked, "a command");
+      commands.push(checked);
     }
+    return { id: item.id, commands };
   }
 
   #requireGeneric(what: string): void {
@@ -239,4 +276,17 @@ export class DeclaredStream<TState extends JsonObject & { readonly state: string
       );
     }
   }
+}
+
+/** The schema's output for a command, or `VERQ_INVALID_PAYLOAD` naming where it failed. */
+async function validCommand(schema: StandardSchemaV1, type: string, command: DeclaredCommand): Promise<DeclaredCommand> {
+  const result = await schema["~standard"].validate(command);
+  if (result.issues !== undefined) {
+    throw new VerqError("VERQ_INVALID_PAYLOAD", `command "${type}" does not match its schema at ${issuePaths(result.issues)}`);
+  }
+  const output = result.value as DeclaredCommand | null;
+  if (typeof output !== "object" || output === null || output.type !== type) {
+    throw new VerqError("VERQ_INVALID_PAYLOAD", `the schema of command "${type}" must keep its type`);
+  }
+  return output;
 }

@@ -1,11 +1,11 @@
-import type { JsonObject, StreamDefinition } from "@verq/core";
+import type { AnyStreamDefinition, JsonObject } from "@verq/core";
 import type { StoredEvent } from "../sql/events/storedEvent.ts";
 
 /** The declared definitions by stream type, for {@link upcastEvents}. */
-export type DefinitionsByType = ReadonlyMap<string, StreamDefinition<any, any>>;
+export type DefinitionsByType = ReadonlyMap<string, AnyStreamDefinition>;
 
 /** `definitions` by their stream type. */
-export function byStreamType(definitions: readonly StreamDefinition<any, any>[] | undefined): DefinitionsByType {
+export function byStreamType(definitions: readonly AnyStreamDefinition[] | undefined): DefinitionsByType {
   return new Map((definitions ?? []).map((definition) => [definition.name, definition]));
 }
 
