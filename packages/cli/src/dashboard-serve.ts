@@ -6,9 +6,10 @@ import { openLogger, parseLogLevel } from "./cli-logger.ts";
 import { READ_ONLY, listenOn, parseRequestTimeout, parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
 import type { LogLevelOptions, RequestTimeoutOptions } from "./options.ts";
 import type { CliContext } from "./output.ts";
+import { loadStreams, type StreamsOptions } from "./streams-module.ts";
 
 /** The options of `verq dashboard`. */
-export interface DashboardOptions extends LogLevelOptions, RequestTimeoutOptions {
+export interface DashboardOptions extends LogLevelOptions, RequestTimeoutOptions, StreamsOptions {
   readonly db: string;
   readonly port: string;
   readonly host: string;
@@ -26,18 +27,25 @@ function parseHost(text: string): string {
 
 /** `verq dashboard`: serves the dashboard until SIGINT or SIGTERM; loaded by ./dashboard-commands.ts when it runs. */
 export const dashboard = (context: CliContext, o: DashboardOptions): Promise<void> =>
-  runCommand(context, {}, () => {
-    // Checked before the database is opened: a bad option opens and creates nothing.
+  runCommand(context, {}, async () => {
+    // Checked before the database is opened: a bad option (or --streams module) opens and creates nothing.
     const port = parseWholeNumber(o.port, "--port", { max: 65_535 });
     const host = parseHost(o.host);
     const logLevel = parseLogLevel(o.logLevel);
     const requestTimeout = parseRequestTimeout(o.requestTimeout);
     const filesRoot = o.files === undefined ? undefined : openQueue(o.files).root;
+    const streams = await loadStreams(o.streams);
     return withStore(
       o.db,
       async (store) => {
         const logger = await openLogger(context, logLevel, "verq-dashboard");
-        const app = createDashboardServer({ store, logger, requestTimeout, ...(filesRoot === undefined ? {} : { filesRoot }) });
+        const app = createDashboardServer({
+          store,
+          logger,
+          requestTimeout,
+          streams,
+          ...(filesRoot === undefined ? {} : { filesRoot }),
+        });
         const address = await listenOn(app, port, host);
         context.io.out(`dashboard on ${address}/ (read-only; SIGINT or SIGTERM stops it)`);
         await untilStopSignal();

@@ -45,5 +45,8 @@ figure.machine .staying { max-width: 30rem; }
 .badge.dead, .badge.FAILED, .badge.error { color: var(--dead); border-color: var(--dead); }
 .badge.UNKNOWN { color: var(--warn); border-color: var(--warn); }
 .grid2 { display: grid; grid-template-columns: repeat(auto-fit, minmax(22rem, 1fr)); gap: 0 2rem; }
+.stream-type { display: flex; flex-wrap: wrap; gap: 0 2rem; align-items: flex-start; margin: .6rem 0 1rem; }
+.stream-type > div { flex: 1 1 22rem; }
+.detail.upcast-problem { color: var(--dead); }
 pre.payload { background: var(--tint); border: 1px solid var(--line); padding: .6rem; overflow: auto; max-height: 24rem; }
 `;

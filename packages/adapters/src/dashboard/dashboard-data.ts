@@ -1,6 +1,7 @@
 import type { Job, LedgerEntry } from "@verq/core";
 import type { FileLedger, GuidLedger, JobQueue, JobStats, LedgerStats, MessageStats } from "@verq/store";
 import { listFiles, openQueue, QUEUE_FOLDERS } from "../files/queue-dirs.ts";
+import type { DeclaredReaders, DeclaredTypeOverview } from "./declared-data.ts";
 
 /** Files in each folder of the file queue, or why they could not be counted. */
 export type FolderCounts =
@@ -18,6 +19,8 @@ export interface Overview {
   readonly open: readonly LedgerEntry[];
   readonly messages: MessageStats;
   readonly folders: FolderCounts | null;
+  /** The stream types the service declared, each with its streams by state and its most recently updated streams. */
+  readonly streams: readonly DeclaredTypeOverview[];
   /** The most rows a table shows. */
   readonly limit: number;
 }
@@ -27,9 +30,13 @@ export interface DashboardReaders {
   readonly jobs: JobQueue;
   readonly guids: GuidLedger;
   readonly files: FileLedger;
+  readonly declared: DeclaredReaders;
 }
 
-/** Reads the overview: job and ledger statistics, the dead letters, the open ledger entries and the message counts. */
+/**
+ * Reads the overview: job and ledger statistics, the dead letters, the open ledger entries, the
+ * message counts and the declared stream types' counts and latest streams.
+ */
 export async function readOverview(
   readers: DashboardReaders,
   options: { readonly now: number; readonly limit: number; readonly filesRoot: string | null },
@@ -43,6 +50,7 @@ export async function readOverview(
     open: await readers.guids.list(["UNKNOWN", "FAILED"], limit),
     messages: await readers.files.stats(),
     folders: options.filesRoot === null ? null : countFolders(options.filesRoot),
+    streams: await readers.declared.overview(limit),
     limit,
   };
 }

@@ -3,11 +3,13 @@ import { FileLedger, GuidLedger, JobQueue, type VerqStore } from "@verq/store";
 import type { FastifyPluginCallback, FastifyReply } from "fastify";
 import { edgeErrorMessage, edgeErrorOf } from "../http/edge-errors.ts";
 import { DASHBOARD_CSS } from "./dashboard-css.ts";
+import { DeclaredReaders, type AnyStreamDefinition } from "./declared-data.ts";
 import { DRAWN_MACHINES } from "./drawn-machines.ts";
 import { readOverview } from "./dashboard-data.ts";
 import { layoutMachine } from "./machine-diagram.ts";
 import { overviewPage, type MachineLayouts } from "./overview-page.ts";
 import { DashboardPaths, problemPage } from "./page-shell.ts";
+import { streamPage } from "./stream-page.ts";
 import { jobPage, ledgerPage } from "./timeline-page.ts";
 
 /** Options of {@link dashboardPlugin}. */
@@ -20,6 +22,13 @@ export interface DashboardPluginOptions {
   readonly limit?: number;
   /** The clock of the pages' "read at" time: the system clock. */
   readonly clock?: Clock;
+  /**
+   * Stream types the service declared (`defineStream`), drawn on the overview with their streams
+   * by state and each stream's timeline at `/streams/TYPE/ID`. They are declared on `store` (a
+   * name another definition took there is `VERQ_STREAM_TYPE_TAKEN`); the types the service
+   * declared on the same store itself are shown as well.
+   */
+  readonly streams?: readonly AnyStreamDefinition[];
 }
 
 /**
@@ -40,16 +49,24 @@ const INPUT_CODES = new Set(["VERQ_INVALID_ID", "VERQ_INVALID_GUID"]);
  * The read-only dashboard as a Fastify plugin, for a service's own app or for `verq dashboard`:
  * `GET /` (the job, GUID and message machines drawn from their definitions with their counts, the dead letters
  * with their kinds and last failure classes, the last redrive, the kinds, the UNKNOWN and FAILED ledger entries,
- * the file queue), `GET /jobs/:id` (a job with its kind and last failure, and its timeline with each event's
- * failure) and `GET /ledger/:guid` (one stream's timeline; its payload only with `?payload=1`). Server-rendered
+ * the file queue, the declared stream types with their streams by state and their latest streams), `GET
+ * /jobs/:id` (a job with its kind and last failure, and its timeline with each event's failure), `GET
+ * /ledger/:guid` (one stream's timeline; its payload only with `?payload=1`) and `GET /streams/:type/:id` (a
+ * declared stream's state and its timeline, each event upcast with the fields of its data). Server-rendered
  * HTML, every value escaped; an unknown id is a 404 page, a malformed one a 400 page. It registers
- * no route that writes, and it reads only through the store's services.
+ * no route that writes, and it reads through the store's services, but for the declared streams'
+ * latest rows and events, which it selects from `stream_states` and `events` itself.
  */
 export const dashboardPlugin: FastifyPluginCallback<DashboardPluginOptions> = (app, options, done) => {
   const { store } = options;
   const clock = options.clock ?? systemClock;
   const limit = options.limit ?? 100;
-  const readers = { jobs: new JobQueue(store), guids: new GuidLedger(store), files: new FileLedger(store) };
+  const readers = {
+    jobs: new JobQueue(store),
+    guids: new GuidLedger(store),
+    files: new FileLedger(store),
+    declared: new DeclaredReaders(store, options.streams ?? []),
+  };
   // The machines do not change while the process runs: each is laid out once.
   const layouts = Object.fromEntries(
     DRAWN_MACHINES.map((name) => [name, layoutMachine(name, machineGraph(VERQ_MACHINES[name]))]),
@@ -102,6 +119,19 @@ export const dashboardPlugin: FastifyPluginCallback<DashboardPluginOptions> = (a
       return problem(reply, 404, "VERQ_UNKNOWN_GUID", `no ledger entry has the GUID ${JSON.stringify(guid.slice(0, 200))}`);
     const events = await readers.guids.history(guid);
     return sendPage(reply, 200, ledgerPage(paths, clock.now(), entry, events, withPayload(request.query)));
+  });
+
+  app.get<{ Params: { type: string; id: string } }>("/streams/:type/:id", async (request, reply) => {
+    const { type, id } = request.params;
+    if (!readers.declared.has(type)) {
+      const message = `the dashboard knows no declared stream type ${JSON.stringify(type.slice(0, 64))}`;
+      return problem(reply, 404, "VERQ_NOT_FOUND", message);
+    }
+    const view = await readers.declared.stream(type, id);
+    if (view === null) {
+      return problem(reply, 404, "VERQ_NOT_FOUND", `no ${type} stream has the id ${JSON.stringify(id.slice(0, 200))}`);
+    }
+    return sendPage(reply, 200, streamPage(paths, clock.now(), view));
   });
 
   done();

@@ -1,8 +1,8 @@
 /**
- * `@verq/adapters/dashboard`: the read-only dashboard (jobs, the ledger, the file queue, a
- * stream's timeline and the machines' diagrams), as a plugin for the service's own Fastify app
- * or as a server of its own. Its diagrams are laid out by @dagrejs/dagre, a peer dependency the
- * service installs when it mounts the dashboard.
+ * `@verq/adapters/dashboard`: the read-only dashboard (jobs, the ledger, the file queue, the
+ * stream types a service declared, a stream's timeline and the machines' diagrams), as a plugin
+ * for the service's own Fastify app or as a server of its own. Its diagrams are laid out by
+ * @dagrejs/dagre, a peer dependency the service installs when it mounts the dashboard.
  *
  * The export list is kept by hand: everything else under `src/dashboard` may change at any time.
  *

@@ -6,6 +6,7 @@ import { kindName } from "./failure-html.ts";
 import { countBadges, kindsSection } from "./kinds-section.ts";
 import { drawMachine, transitionLabel, type MachineLayout } from "./machine-diagram.ts";
 import { page, time, type DashboardPaths } from "./page-shell.ts";
+import { streamsSection } from "./streams-section.ts";
 
 /** The machines the overview draws (`DRAWN_MACHINES`), laid out once, under the names of `VERQ_MACHINES`. */
 export type MachineLayouts = Readonly<Record<DrawnMachine, MachineLayout>>;
@@ -215,13 +216,16 @@ function filesSection(o: Overview): Html {
   </section>`;
 }
 
-/** The overview (`/`): the machines it draws (job, GUID, message) with their counts, the dead letters, the kinds, the open ledger entries and the file queue. */
+/**
+ * The overview (`/`): the machines it draws (job, GUID, message) with their counts, the declared
+ * stream types, the dead letters, the kinds, the open ledger entries and the file queue.
+ */
 export function overviewPage(paths: DashboardPaths, layouts: MachineLayouts, o: Overview): string {
   return page(
     paths,
     "Overview",
     o.at,
-    html`${machinesSection(layouts, o)} ${jobsSection(o, paths)} ${kindsSection(o.jobs)} ${ledgerSection(o, paths)}
-    ${filesSection(o)}`,
+    html`${machinesSection(layouts, o)} ${streamsSection(o.streams, paths, o.limit)} ${jobsSection(o, paths)}
+    ${kindsSection(o.jobs)} ${ledgerSection(o, paths)} ${filesSection(o)}`,
   );
 }

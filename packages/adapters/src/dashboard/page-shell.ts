@@ -21,6 +21,10 @@ export class DashboardPaths {
   ledger(guid: string): string {
     return `${this.prefix}/ledger/${encodeURIComponent(guid)}`;
   }
+  /** The path of the timeline page of a stream of a declared stream type. */
+  stream(type: string, id: string): string {
+    return `${this.prefix}/streams/${encodeURIComponent(type)}/${encodeURIComponent(id)}`;
+  }
 }
 
 /**

@@ -4,6 +4,7 @@ import { Counter, Gauge, type Registry } from "prom-client";
 import { openQueue } from "../files/queue-dirs.ts";
 import { checkBound, overflowCounter, OVERFLOW_METRIC_NAME } from "./label-bounds.ts";
 import type { LabelledGroups } from "./labelled-groups.ts";
+import type { LabelledStreams } from "./stream-figures.ts";
 import { figureReader, type VerqFigures } from "./verq-figures.ts";
 
 /** Options of {@link registerVerqMetrics}. */
@@ -22,6 +23,12 @@ export interface VerqMetricsOptions {
   readonly maxQueues?: number;
   readonly maxKinds?: number;
   readonly maxErrorClasses?: number;
+  /**
+   * The most distinct stream types `verq_streams` labels by their own names, and the most states
+   * of each: 100 each, folded past the bound as the other labels are.
+   */
+  readonly maxStreamTypes?: number;
+  readonly maxStreamStates?: number;
 }
 
 /** The names of the metrics {@link registerVerqMetrics} adds, as they appear in the exposition. */
@@ -36,6 +43,7 @@ export const VERQ_METRIC_NAMES = [
   "verq_ledger_entries",
   "verq_ledger_oldest_age_seconds",
   "verq_files",
+  "verq_streams",
   OVERFLOW_METRIC_NAME,
 ] as const;
 
@@ -44,6 +52,7 @@ const BOUNDED_LABELS = {
   verq_jobs: ["queue", "kind"],
   verq_job_lease_expiries_total: ["queue", "kind"],
   verq_jobs_dead_by_failure_class: ["queue", "kind", "error_class"],
+  verq_streams: ["stream_type", "state"],
 } as const;
 
 /** The queue folders whose files wait for someone: to be claimed, to be settled, to be fixed and replayed. */
@@ -60,22 +69,25 @@ const ageSeconds = (now: number, since: number | undefined): number =>
  * Adds verq's metrics to `registry` (prom-client): gauges of jobs by queue, kind and state, dead
  * jobs by reason and by queue, kind and the class of their last failure, the age of the oldest
  * dead job, counters of lease expiries (by queue and kind), stale finishes refused and redrives,
- * gauges of GUID ledger entries by state and of the oldest UNKNOWN and FAILED entry's age, and,
- * with `files`, the files waiting in `inbox/`, `processing/` and `error/`.
+ * gauges of GUID ledger entries by state and of the oldest UNKNOWN and FAILED entry's age, of
+ * the streams of each declared stream type by state (`verq_streams{stream_type,state}`, every
+ * type in the generic projection: no definition is needed), and, with `files`, the files waiting
+ * in `inbox/`, `processing/` and `error/`.
  *
  * Nothing is counted in this process: every figure is read from the store (`JobQueue.stats()`,
- * `GuidLedger.stats()`) and the queue's folders when the registry is scraped, one read per
- * scrape, so every process that registers them reports the same figures. Label values are only
- * states, reasons, folder names, queue and kind names and failure classes, never a job id, a GUID
- * or a payload; jobs without a kind have the kind `""`, dead jobs with no recorded failure the
+ * `GuidLedger.stats()`, `stream_states`) and the queue's folders when the registry is scraped,
+ * one read per scrape, so every process that registers them reports the same figures. Label
+ * values are only states, reasons, folder names, queue and kind names, failure classes and stream
+ * types, never a job id, a GUID, a stream id or a payload; jobs without a kind have the kind `""`, dead jobs with no recorded failure the
  * error class `""`. Queues, kinds and failure classes are bounded per metric (`maxQueues`,
  * `maxKinds`, `maxErrorClasses`, 100 each): past the bound a value is labelled `_other` and
- * counted in `verq_metric_labels_overflow_total{metric,label}`. Every state of the default
+ * counted in `verq_metric_labels_overflow_total{metric,label}`; stream types and the states of
+ * each are bounded the same way (`maxStreamTypes`, `maxStreamStates`). Every state of the default
  * queue's kindless jobs, and every reason, is present, 0 when empty; other series exist while
- * jobs are in them. An age is 0 when nothing is waiting. A `files` root that is not a file queue,
- * or a bound that is not a whole number of at least 1, throws `VERQ_INVALID_ARGUMENT` here,
- * before anything is registered; registering twice on one registry throws, as prom-client does
- * for any metric name registered twice.
+ * jobs are in them, and a stream series while streams are in it. An age is 0 when nothing is
+ * waiting. A `files` root that is not a file queue, or a bound that is not a whole number of at
+ * least 1, throws `VERQ_INVALID_ARGUMENT` here, before anything is registered; registering twice
+ * on one registry throws, as prom-client does for any metric name registered twice.
  *
  * @example
  * const registry = new Registry();
@@ -89,9 +101,19 @@ export function registerVerqMetrics(registry: Registry, options: VerqMetricsOpti
     kinds: checkBound(options.maxKinds, "maxKinds"),
     errorClasses: checkBound(options.maxErrorClasses, "maxErrorClasses"),
   };
+  const streamBounds = {
+    types: checkBound(options.maxStreamTypes, "maxStreamTypes"),
+    states: checkBound(options.maxStreamStates, "maxStreamStates"),
+  };
   const overflow = overflowCounter(registry);
-  const countFolded = ({ folded }: LabelledGroups) => {
-    const byLabel = { queue: folded.queue, kind: folded.kind, error_class: folded.errorClass };
+  const countFolded = ({ folded }: LabelledGroups, streams: LabelledStreams) => {
+    const byLabel = {
+      queue: folded.queue,
+      kind: folded.kind,
+      error_class: folded.errorClass,
+      stream_type: streams.folded.streamType,
+      state: streams.folded.state,
+    };
     for (const [metric, labels] of Object.entries(BOUNDED_LABELS)) {
       for (const label of labels) if (byLabel[label] > 0) overflow.counter.inc({ metric, label }, byLabel[label]);
     }
@@ -101,6 +123,7 @@ export function registerVerqMetrics(registry: Registry, options: VerqMetricsOpti
     files: options.files,
     clock: options.clock ?? systemClock,
     bounds,
+    streamBounds,
     onRead: countFolded,
   });
   overflow.waitFor(figures);
@@ -188,6 +211,15 @@ export function registerVerqMetrics(registry: Registry, options: VerqMetricsOpti
     (g, f) => {
       const since = { UNKNOWN: f.ledger.oldestUnknown?.since, FAILED: f.ledger.oldestFailed?.since };
       for (const state of WAITING_STATES) g.set({ state }, ageSeconds(f.now, since[state]));
+    },
+  );
+  gauge(
+    "verq_streams",
+    "Streams of the stream types a service declared, by type and machine state (from the generic projection).",
+    ["stream_type", "state"],
+    (g, f) => {
+      g.reset();
+      for (const { streamType, state, count } of f.streams.counts) g.set({ stream_type: streamType, state }, count);
     },
   );
   if (options.files !== undefined) {

@@ -1,11 +1,13 @@
 import { fileURLToPath } from "node:url";
 import { machineGraph, VERQ_MACHINES } from "@verq/core";
+import { ticketMachine } from "../../../core/test/ticket-stream.ts";
 import { createTestDatabase, type TestDatabase } from "@verq/testing";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DRAWN_MACHINES } from "../../src/dashboard/drawn-machines.ts";
 import { findChromium } from "./support/find-chromium.ts";
 import { SCRIPT_ID, SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
+import { MARKUP_TICKET, MARKUP_TITLE, TICKETS, seedTickets } from "./support/seed-streams.ts";
 import { startDashboard, type RunningDashboard } from "./support/start-dashboard.ts";
 
 /*
@@ -18,6 +20,9 @@ import { startDashboard, type RunningDashboard } from "./support/start-dashboard
 
 const SCREENSHOT = fileURLToPath(new URL("../../../../docs/dashboard.png", import.meta.url));
 
+/** A module that exports the ticket's stream definition, for `--streams`. */
+const TICKET_MODULE = fileURLToPath(new URL("./support/ticket-streams.ts", import.meta.url));
+
 let database: TestDatabase;
 let dashboard: RunningDashboard;
 let browser: Browser;
@@ -29,11 +34,15 @@ beforeAll(async () => {
   const store = await database.open();
   try {
     await seedDashboard(store);
+    await seedTickets(store);
   } finally {
     await store.close();
   }
   [dashboard, browser] = await Promise.all([
-    startDashboard(["--db", database.db, "--port", "0"]),
+    // The ticket's module is TypeScript, loaded through tsx as a service runs a .ts module of its own.
+    startDashboard(["--db", database.db, "--port", "0", "--streams", TICKET_MODULE], {
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import tsx`,
+    }),
     chromium.launch({ executablePath, headless: true }),
   ]);
 }, 120_000);
@@ -148,6 +157,42 @@ describe("the dashboard in headless Chromium", () => {
     expect(await page.locator("#payload").count()).toBe(0);
 
     expect(dialogs).toEqual([]);
+    expect(blocked).toEqual([]);
+    await context.close();
+  });
+
+  it("draws the declared ticket machine with every state's count, and a ticket's link leads to its timeline with the markup title as text", async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    const blocked: string[] = [];
+    await context.route("**/*", async (route) => {
+      const url = new URL(route.request().url());
+      if (url.protocol === "http:" && url.hostname === "127.0.0.1") await route.continue();
+      else {
+        blocked.push(url.href);
+        await route.abort("blockedbyclient");
+      }
+    });
+    expect((await page.goto(dashboard.url, { waitUntil: "load" }))?.status()).toBe(200);
+    const figure = page.locator('figure[data-stream-type="ticket"]');
+    const states = machineGraph(ticketMachine).states;
+    await expect.poll(() => figure.locator("svg g.state").count()).toBe(states.length);
+    for (const state of states) {
+      const node = figure.locator(`svg g.state[data-state="${state}"]`);
+      expect(await node.isVisible(), `ticket.${state} is drawn`).toBe(true);
+      expect(await node.getAttribute("data-count")).toBe(String(TICKETS.byState[state as keyof typeof TICKETS.byState]));
+    }
+
+    // The markup ticket's link, its id shown as text, leads to its page; its title is text and no script ran.
+    const link = page.locator('table[data-stream-type="ticket"] a', { hasText: MARKUP_TICKET });
+    expect(await link.textContent()).toBe(MARKUP_TICKET);
+    await link.click();
+    await page.waitForURL("**/streams/ticket/**");
+    expect(await page.locator("#stream-state").textContent()).toBe("open");
+    const title = page.locator('#timeline tr[data-type="ticket.opened"] .detail[data-key="title"] code');
+    expect(await title.textContent()).toBe(MARKUP_TITLE);
+    expect(await title.isVisible()).toBe(true);
+    expect(await page.evaluate<number>("document.scripts.length")).toBe(0);
     expect(blocked).toEqual([]);
     await context.close();
   });

@@ -1,10 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { ENGINES, createTestDatabase, engineAvailable, runVerq, tempDir, type TestDatabase } from "@verq/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "@verq/cli";
 import { initQueue } from "../../src/files/queue-dirs.ts";
 import { SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
+import { TICKETS, seedTickets } from "./support/seed-streams.ts";
 import { startDashboard, type RunningDashboard } from "./support/start-dashboard.ts";
 
 /*
@@ -21,6 +23,9 @@ async function verq(...args: string[]): Promise<{ code: number; out: string; err
   return { code, out, err };
 }
 
+/** A module that exports the ticket's stream definition. */
+const TICKET_MODULE = fileURLToPath(new URL("./support/ticket-streams.ts", import.meta.url));
+
 let cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
@@ -33,6 +38,7 @@ describe("verq dashboard: options", () => {
     [["--port", "abc"], "--port must be a whole number"],
     [["--host", "example.com"], "--host must be an IP address"],
     [["--files", "/no/such/queue"], "is not a file queue"],
+    [["--streams", "/no/such/streams.mjs"], "--streams: no module at"],
   ])("%j is exit 2 before the database is opened: no file is created", async (args, message) => {
     const dir = tempDir("verq-dashboard-cli-");
     cleanups.push(dir.remove);
@@ -65,6 +71,7 @@ describe("verq dashboard: options", () => {
     });
     expect(run.status).toBe(0);
     expect(run.stdout).toContain("--files <root>");
+    expect(run.stdout).toContain("--streams <module>");
     const modules = readFileSync(log, "utf8").split("\n").filter(Boolean);
     const loaded = (part: string) => modules.some((url) => url.includes(part));
     expect(loaded("/node_modules/commander/")).toBe(true);
@@ -102,6 +109,26 @@ for (const engine of ENGINES) {
       expect(job.status).toBe(200);
       expect(await job.text()).toContain('data-col="owner"><code>worker-b</code>');
       expect((await fetch(new URL("jobs/nope", dashboard.url))).status).toBe(404);
+      expect(await dashboard.stop()).toBe(0);
+      dashboard = undefined;
+    });
+
+    it("--streams draws the module's stream types with their counts and serves each stream's page", async () => {
+      database = await createTestDatabase(engine, "streams.sqlite");
+      const store = await database.open();
+      await seedTickets(store);
+      await store.close();
+
+      // The module is TypeScript, loaded through tsx as a service runs a .ts module of its own.
+      const tsx = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import tsx` };
+      dashboard = await startDashboard(["--db", database.db, "--port", "0", "--streams", TICKET_MODULE], tsx);
+      const overview = await (await fetch(dashboard.url)).text();
+      expect(overview).toContain('<figure class="machine" data-stream-type="ticket">');
+      expect(overview).toMatch(/data-state="taken" data-count="2"/);
+      const page = await fetch(new URL(`streams/ticket/${TICKETS.takenTwice.id}`, dashboard.url));
+      expect(page.status).toBe(200);
+      expect(await page.text()).toMatch(/id="stream-token">2</);
+      expect((await fetch(new URL("streams/ticket/nope", dashboard.url))).status).toBe(404);
       expect(await dashboard.stop()).toBe(0);
       dashboard = undefined;
     });

@@ -24,4 +24,6 @@ export async function up(db: Kysely<VerqDatabase>): Promise<void> {
     .addPrimaryKeyConstraint("stream_states_pk", ["stream_type", "stream_id"])
     .execute();
   await sql`create index stream_states_by_state on stream_states (stream_type, state, stream_id)`.execute(db);
+  // The most recently changed streams of a type (the dashboard's list).
+  await sql`create index stream_states_by_update on stream_states (stream_type, updated_at)`.execute(db);
 }

@@ -9,9 +9,12 @@ export interface RunningDashboard {
   stop(): Promise<number | null>;
 }
 
-/** Starts the real `verq dashboard` with `args` and resolves once it prints its URL; rejects if it exits first or takes 30 s. */
-export async function startDashboard(args: readonly string[]): Promise<RunningDashboard> {
-  const child = spawnVerq(["dashboard", ...args]);
+/**
+ * Starts the real `verq dashboard` with `args` (and `env` over this process's environment) and
+ * resolves once it prints its URL; rejects if it exits first or takes 30 s.
+ */
+export async function startDashboard(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<RunningDashboard> {
+  const child = spawnVerq(["dashboard", ...args], env);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     let seen = "";

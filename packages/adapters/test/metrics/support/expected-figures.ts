@@ -61,6 +61,7 @@ export function expectedTypes(withFiles: boolean): Map<string, string> {
     "verq_ledger_entries",
     "verq_ledger_oldest_age_seconds",
     ...(withFiles ? ["verq_files"] : []),
+    "verq_streams",
     "verq_metric_labels_overflow_total",
   ];
   return new Map(names.map((name) => [name, name.endsWith("_total") ? "counter" : "gauge"]));
