@@ -39,3 +39,22 @@ export {
   type PooledOpenOptions,
   type PooledTestDatabase,
 } from "./engines/pgbouncer.ts";
+export {
+  StreamModelFailure,
+  checkStreamModel,
+  describeStreamModelReport,
+  type StoreSource,
+  type StreamModelOptions,
+  type StreamModelReport,
+} from "./streams/stream-model.ts";
+export { RuleBroken, type FencingUse, type ModelRule } from "./streams/model-rules.ts";
+export type { OwnProjectionCheck } from "./streams/model-run.ts";
+export {
+  eventShapes,
+  expectEventShapes,
+  type EventSamples,
+  type EventShape,
+  type EventShapes,
+  type EventShapesOutcome,
+  type SampleEvent,
+} from "./streams/event-shapes.ts";
