@@ -24,8 +24,8 @@ export function streamsOption(): Option {
   ).env("VERQ_STREAMS");
 }
 
-/** A definition from the module, as every command uses it. */
-export type AnyStreamDefinition = StreamDefinition<any, any>;
+/** A definition from the module, as every command uses it (its state and refusal types are the module's). */
+export type AnyStreamDefinition = StreamDefinition;
 
 /**
  * The stream definitions that the module at `path` exports (each exported value that

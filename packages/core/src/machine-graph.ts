@@ -101,11 +101,17 @@ function edge(source: string, event: string, t: TransitionView, fallback: boolea
 }
 
 // XState's higher-order guards are told apart by the `check` they carry, not by their function's
-// name, which a bundler may rename (esbuild turns xstate's inner `not` into `not2`).
+// name, which a bundler may rename (esbuild turns xstate's inner `not` into `not2`). A machine
+// built with another copy of xstate (a service's, read by the bundled CLI) carries that copy's
+// check: it is known by the check's own name (`checkNot`, or `checkNot2` once bundled).
 const checkOf = (guard: unknown): unknown => (guard as { check?: unknown }).check;
 const NOT_CHECK = checkOf(not("guard"));
 const AND_CHECK = checkOf(and([]));
 const OR_CHECK = checkOf(or([]));
+
+/** Whether `check` is xstate's check of one higher-order guard: this copy's, or another's by its name. */
+const isCheck = (check: unknown, own: unknown, name: string): boolean =>
+  check === own || (typeof check === "function" && new RegExp(`^${name}\\d*$`).test(check.name));
 
 /**
  * A guard as written: a named guard's name, `!name` for `not(name)`, `a && b` for `and`,
@@ -119,9 +125,9 @@ export function guardName(guard: unknown): string {
     const { guards: operands, check } = guard as { guards?: readonly unknown[]; check?: unknown };
     if (operands !== undefined) {
       const names = operands.map(guardName);
-      if (check === NOT_CHECK) return `!${names.join("")}`;
-      if (check === AND_CHECK) return names.join(" && ");
-      if (check === OR_CHECK) return names.join(" || ");
+      if (isCheck(check, NOT_CHECK, "checkNot")) return `!${names.join("")}`;
+      if (isCheck(check, AND_CHECK, "checkAnd")) return names.join(" && ");
+      if (isCheck(check, OR_CHECK, "checkOr")) return names.join(" || ");
     }
     return guard.name || "inline";
   }

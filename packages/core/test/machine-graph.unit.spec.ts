@@ -56,4 +56,20 @@ describe("guardName", () => {
     expect(guardName("isDue")).toBe("isDue");
     expect(guardName({ type: "isDue", params: {} })).toBe("isDue");
   });
+
+  it("names the higher-order guards of another copy of xstate by their checks' names, bundled or not", () => {
+    // What a machine built with a service's own xstate carries, as the bundled CLI reads it.
+    const foreign = (check: string, guards: unknown[]) =>
+      Object.assign(function guard() {}, { guards, check: Object.defineProperty(function () {}, "name", { value: check }) });
+    expect(guardName(foreign("checkNot", ["hasTitle"]))).toBe("!hasTitle");
+    expect(guardName(foreign("checkNot2", ["hasTitle"]))).toBe("!hasTitle");
+    expect(guardName(foreign("checkAnd", ["a", "b"]))).toBe("a && b");
+    expect(guardName(foreign("checkAnd13", ["a", "b"]))).toBe("a && b");
+    expect(guardName(foreign("checkOr", ["a", "b"]))).toBe("a || b");
+    expect(guardName(foreign("checkOr2", ["a", "b"]))).toBe("a || b");
+    // Anything else with operands is named by its own function.
+    expect(guardName(foreign("checkNothing", ["a"]))).toBe("guard");
+    expect(guardName(foreign("xcheckNot", ["a"]))).toBe("guard");
+    expect(guardName(foreign("checkNotx", ["a"]))).toBe("guard");
+  });
 });

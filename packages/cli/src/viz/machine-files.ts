@@ -8,19 +8,32 @@ import {
   machineJson,
   machineMermaid,
   machineSource,
+  type MachineGraph,
   type VerqMachineName,
 } from "@verq/core";
 
 /** What a machine is written as: its `toJSON()`, its Mermaid diagram, its visualizer module. */
 export type MachineFileKind = "json" | "mermaid" | "source";
 
-/** One file `writeMachineFiles` wrote. */
+/** Any XState machine, as @verq/core types its own (the CLI does not depend on xstate itself). */
+type AnyMachine = (typeof VERQ_MACHINES)[VerqMachineName];
+
+/** One file `writeMachineFiles` or `writeDeclaredMachineFiles` wrote. */
 export interface MachineFile {
-  readonly machine: VerqMachineName;
+  /** One of verq's machines (`VERQ_MACHINE_NAMES`), or a declared stream type's name. */
+  readonly machine: string;
   readonly kind: MachineFileKind;
   /** Absolute path. */
   readonly path: string;
+  /** Only on the files of a machine declared with `defineStream` (`--streams`). */
+  readonly declared?: true;
 }
+
+/**
+ * The folder under `--out` that the machines of declared stream types are written into, so that
+ * a declared name never takes the place of a file of verq's own machines.
+ */
+export const DECLARED_DIR = "streams";
 
 /** The file names of a machine in the `--out` folder, by kind. */
 export const MACHINE_FILE_NAMES: Readonly<Record<MachineFileKind, (machine: string) => string>> = {
@@ -56,22 +69,72 @@ export function prepareOutDir(dir: string): string {
  * place and renamed into it, so a reader never sees half a file.
  */
 export function writeMachineFiles(dir: string): MachineFile[] {
-  const files: MachineFile[] = [];
-  for (const machine of VERQ_MACHINE_NAMES) {
-    const definition = VERQ_MACHINES[machine];
-    const graph = machineGraph(definition);
-    const texts: Record<MachineFileKind, string> = {
-      json: machineJson(definition),
-      mermaid: machineMermaid(graph),
-      source: machineSource(graph),
-    };
-    for (const kind of Object.keys(texts) as MachineFileKind[]) {
-      const path = join(dir, MACHINE_FILE_NAMES[kind](machine));
-      writeReplacing(path, texts[kind]);
-      files.push({ machine, kind, path });
+  return VERQ_MACHINE_NAMES.flatMap((machine) => writeTexts(dir, machine, machineTexts(VERQ_MACHINES[machine], machineSource)));
+}
+
+/** A declared stream type's machine, drawn: its three texts, by kind. */
+export interface DeclaredMachineTexts {
+  readonly name: string;
+  readonly texts: Readonly<Record<MachineFileKind, string>>;
+}
+
+/**
+ * The three texts of the machine of each declared stream type (`defineStream`, `--streams`),
+ * made before anything is written: a machine that cannot be drawn is `VERQ_INVALID_ARGUMENT`
+ * naming its stream type, and `--out` is left as it was.
+ */
+export function drawDeclaredMachines(
+  definitions: readonly { readonly name: string; readonly machine: AnyMachine }[],
+): DeclaredMachineTexts[] {
+  return definitions.map(({ name, machine }) => {
+    try {
+      return { name, texts: machineTexts(machine, (graph) => declaredSource(graph, name)) };
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : typeof error;
+      throw new VerqError(
+        "VERQ_INVALID_ARGUMENT",
+        `--streams: the machine of stream type "${name}" cannot be drawn (${reason})`,
+        {
+          cause: error,
+        },
+      );
     }
-  }
-  return files;
+  });
+}
+
+/**
+ * Writes the machines {@link drawDeclaredMachines} drew as `<name>.json`, `<name>.mmd` and
+ * `<name>.machine.ts` into `dir`, the {@link DECLARED_DIR} folder under `--out`
+ * ({@link prepareOutDir}), as {@link writeMachineFiles} writes verq's. Each file is marked
+ * `declared`, and the module's header names the service's stream type, not verq.
+ */
+export function writeDeclaredMachineFiles(dir: string, machines: readonly DeclaredMachineTexts[]): MachineFile[] {
+  return machines.flatMap(({ name, texts }) =>
+    writeTexts(dir, name, texts).map((file) => ({ ...file, declared: true as const })),
+  );
+}
+
+/** A machine's three texts, its module by `source`. */
+function machineTexts(machine: AnyMachine, source: (graph: MachineGraph) => string): Record<MachineFileKind, string> {
+  const graph = machineGraph(machine);
+  return { json: machineJson(machine), mermaid: machineMermaid(graph), source: source(graph) };
+}
+
+/** Writes one machine's three texts into `dir`. */
+function writeTexts(dir: string, name: string, texts: Readonly<Record<MachineFileKind, string>>): MachineFile[] {
+  return (Object.keys(texts) as MachineFileKind[]).map((kind) => {
+    const path = join(dir, MACHINE_FILE_NAMES[kind](name));
+    writeReplacing(path, texts[kind]);
+    return { machine: name, kind, path };
+  });
+}
+
+/** What core's {@link machineSource} says of the machine it writes: that it is verq's. */
+const VERQ_ATTRIBUTION = "the machine itself is verq's.";
+
+/** {@link machineSource} of a declared stream type's machine, whose header says whose it is. */
+export function declaredSource(graph: MachineGraph, name: string): string {
+  return machineSource(graph).replace(VERQ_ATTRIBUTION, `the machine is the service's, stream type ${JSON.stringify(name)}.`);
 }
 
 /** Writes `text` to a file beside `path`, then renames it over `path`. */

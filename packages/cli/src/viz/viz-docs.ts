@@ -6,7 +6,8 @@ type AnyMachine = (typeof VERQ_MACHINES)[VerqMachineName];
 
 /** One marked block of a Markdown file and whether it differed from the code. */
 export interface VizBlock {
-  readonly machine: VerqMachineName;
+  /** One of verq's machines, or a declared stream type's name (`--streams`). */
+  readonly machine: string;
   readonly stale: boolean;
 }
 
@@ -30,29 +31,36 @@ const CLOSE = /^<!-- \/verq:viz ([^\s>]+) -->$/;
 
 /**
  * Regenerates every block of `markdown` between `<!-- verq:viz NAME -->` and
- * `<!-- /verq:viz NAME -->` (each on a line of its own) with `content(NAME)`, and says which
- * differed. Everything outside the markers is kept as it is. A text without markers, a marker
- * naming no machine of {@link VERQ_MACHINES}, a block opened twice, left open or closed without
- * being opened is `VERQ_INVALID_ARGUMENT`. Pure.
+ * `<!-- /verq:viz NAME -->` (each on a line of its own) with `content(NAME)` for a machine of
+ * {@link VERQ_MACHINES}, or the {@link vizBlockContent} of the machine `declared` holds under
+ * NAME (the stream types of `--streams`), and says which differed. Everything outside the markers
+ * is kept as it is. A text without markers, a marker naming no machine of either, a block opened
+ * twice, left open or closed without being opened is `VERQ_INVALID_ARGUMENT`. Pure.
  */
 export function refreshVizBlocks(
   markdown: string,
   content: (machine: VerqMachineName) => string = (name) => vizBlockContent(VERQ_MACHINES[name]),
+  declared: ReadonlyMap<string, AnyMachine> = new Map(),
 ): RefreshedDocs {
   const lines = markdown.split("\n");
   const out: string[] = [];
   const blocks: VizBlock[] = [];
-  let open: { machine: VerqMachineName; body: string[]; line: number } | null = null;
+  // A name is checked when its block opens (machineName): one of verq's, or one `declared` holds.
+  const contentOf = (name: string): string => {
+    const machine = declared.get(name);
+    return machine === undefined || isVerqMachine(name) ? content(name as VerqMachineName) : vizBlockContent(machine);
+  };
+  let open: { machine: string; body: string[]; line: number } | null = null;
   lines.forEach((line, index) => {
     const opening = OPEN.exec(line)?.[1];
     const closing = CLOSE.exec(line)?.[1];
     if (opening !== undefined) {
       if (open !== null) throw invalid(`line ${index + 1} opens ${opening} inside the block of ${open.machine}`);
-      open = { machine: machineName(opening, index), body: [], line: index };
+      open = { machine: machineName(opening, index, declared), body: [], line: index };
       out.push(line);
     } else if (closing !== undefined) {
       if (open === null || open.machine !== closing) throw invalid(`line ${index + 1} closes ${closing}, which is not open`);
-      const fresh = content(open.machine);
+      const fresh = contentOf(open.machine);
       blocks.push({ machine: open.machine, stale: `${open.body.join("\n")}\n` !== fresh });
       out.push(...fresh.replace(/\n$/, "").split("\n"), line);
       open = null;
@@ -65,13 +73,14 @@ export function refreshVizBlocks(
   return { text: out.join("\n"), blocks };
 }
 
-function machineName(name: string, index: number): VerqMachineName {
-  if (!Object.hasOwn(VERQ_MACHINES, name)) {
-    throw invalid(
-      `line ${index + 1} names ${JSON.stringify(name.slice(0, 40))}, not a machine (${VERQ_MACHINE_NAMES.join(", ")})`,
-    );
+const isVerqMachine = (name: string): name is VerqMachineName => Object.hasOwn(VERQ_MACHINES, name);
+
+function machineName(name: string, index: number, declared: ReadonlyMap<string, AnyMachine>): string {
+  if (!isVerqMachine(name) && !declared.has(name)) {
+    const names = [...VERQ_MACHINE_NAMES, ...declared.keys()].join(", ");
+    throw invalid(`line ${index + 1} names ${JSON.stringify(name.slice(0, 40))}, not a machine (${names})`);
   }
-  return name as VerqMachineName;
+  return name;
 }
 
 const invalid = (message: string) => new VerqError("VERQ_INVALID_ARGUMENT", `--docs: ${message}`);

@@ -36,6 +36,7 @@ export const BAD_VALUES = {
   path: PATHS,
   queueRoot: [...PATHS, "/nonexistent-verq-root"],
   profile: [...PATHS, "/nonexistent-verq/profile.json"],
+  module: [...PATHS, "/nonexistent-verq/streams.mjs", "/"],
   fileName: ["", "../x.json", "a/b.json", HUGE],
 } as const satisfies Record<string, readonly string[]>;
 
@@ -89,6 +90,7 @@ export const OPTION_KINDS: Record<string, BadKind> = {
   "--files": "queueRoot",
   "--out": "path",
   "--docs": "path",
+  "--streams": "module",
   "--batch-size": "number",
   "--rounds": "number",
   "--type": "choice",
