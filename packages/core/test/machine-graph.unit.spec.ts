@@ -67,6 +67,15 @@ describe("guardName", () => {
     expect(guardName(foreign("checkAnd13", ["a", "b"]))).toBe("a && b");
     expect(guardName(foreign("checkOr", ["a", "b"]))).toBe("a || b");
     expect(guardName(foreign("checkOr2", ["a", "b"]))).toBe("a || b");
+    // This copy's own checks are known by identity, whatever a minifier named them.
+    const checks = [not("a"), and(["a"]), or(["a"])].map((g) => (g as unknown as { check: { name: string } }).check);
+    const names = checks.map((check) => check.name);
+    try {
+      for (const check of checks) Object.defineProperty(check, "name", { value: "m" });
+      expect([guardName(not("t")), guardName(and(["a", "b"])), guardName(or(["a", "b"]))]).toEqual(["!t", "a && b", "a || b"]);
+    } finally {
+      checks.forEach((check, i) => Object.defineProperty(check, "name", { value: names[i] }));
+    }
     // Anything else with operands is named by its own function.
     expect(guardName(foreign("checkNothing", ["a"]))).toBe("guard");
     expect(guardName(foreign("xcheckNot", ["a"]))).toBe("guard");
