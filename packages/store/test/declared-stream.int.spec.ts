@@ -349,6 +349,7 @@ for (const engine of ENGINES) {
         ).schema_version,
       ).toBe(2);
       await rejectsWith("VERQ_EVENT_FROM_NEWER_SCHEMA", () => v1.events("t-2"), /written at version 2, newer than this code's 1/);
+      expect(await v1.check()).toEqual([{ streamId: "t-2", problem: "invalid" }]);
     });
 
     it("leaves every event of verq's own streams at schema version 1", async () => {

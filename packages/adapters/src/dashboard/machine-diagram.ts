@@ -1,6 +1,6 @@
 import * as dagreModule from "@dagrejs/dagre";
 import type { MachineGraph, MachineGraphEdge } from "@verq/core";
-import { escapeHtml, rawHtml, type Html } from "./html.ts";
+import { escapeHtml, html, rawHtml, type Html } from "./html.ts";
 
 /** One drawn arrow: every transition from `source` to `target`, one label line each. */
 interface DrawnEdge {
@@ -159,4 +159,18 @@ export function drawMachine(machine: MachineLayout, counts: Readonly<Record<stri
   }
   parts.push("</svg>");
   return rawHtml(parts.join(""));
+}
+
+/** The transitions of a machine that keep their state (not drawn), listed under its diagram. */
+export function stayingTransitions(layout: MachineLayout): Html {
+  if (layout.staying.length === 0) return html``;
+  const items = layout.staying.map(
+    (t) => html`<li><code>${t.source}</code>: <code>${transitionLabel(t)}</code> (${t.actions.join(", ") || "no action"})</li>`,
+  );
+  return html`<div class="staying muted">
+    Transitions that keep their state (not drawn):
+    <ul>
+      ${items}
+    </ul>
+  </div>`;
 }

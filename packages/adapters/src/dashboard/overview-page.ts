@@ -1,10 +1,9 @@
-import type { MachineGraphEdge } from "@verq/core";
 import type { Overview } from "./dashboard-data.ts";
 import { html, type Html } from "./html.ts";
 import type { DrawnMachine } from "./drawn-machines.ts";
 import { kindName } from "./failure-html.ts";
 import { countBadges, kindsSection } from "./kinds-section.ts";
-import { drawMachine, transitionLabel, type MachineLayout } from "./machine-diagram.ts";
+import { drawMachine, stayingTransitions, type MachineLayout } from "./machine-diagram.ts";
 import { page, time, type DashboardPaths } from "./page-shell.ts";
 import { streamsSection } from "./streams-section.ts";
 
@@ -13,25 +12,12 @@ export type MachineLayouts = Readonly<Record<DrawnMachine, MachineLayout>>;
 
 const percent = (ratio: number): string => `${Math.round(ratio * 1000) / 10}%`;
 
-function staying(transitions: readonly MachineGraphEdge[]): Html {
-  if (transitions.length === 0) return html``;
-  const items = transitions.map(
-    (t) => html`<li><code>${t.source}</code>: <code>${transitionLabel(t)}</code> (${t.actions.join(", ") || "no action"})</li>`,
-  );
-  return html`<div class="staying muted">
-    Transitions that keep their state (not drawn):
-    <ul>
-      ${items}
-    </ul>
-  </div>`;
-}
-
 function machineFigure(layout: MachineLayout, counts: Readonly<Record<string, number>>, caption: Html): Html {
   return html`<figure class="machine" data-machine="${layout.name}">
     <figcaption>
       ${layout.name} <span class="muted">(machine <code>${layout.graph.id}</code>)</span> ${caption}
     </figcaption>
-    ${drawMachine(layout, counts)} ${staying(layout.staying)}
+    ${drawMachine(layout, counts)} ${stayingTransitions(layout)}
   </figure>`;
 }
 

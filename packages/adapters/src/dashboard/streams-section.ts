@@ -1,21 +1,7 @@
 import type { DeclaredTypeOverview } from "./declared-data.ts";
 import { html, type Html } from "./html.ts";
-import { drawMachine, transitionLabel } from "./machine-diagram.ts";
+import { drawMachine, stayingTransitions } from "./machine-diagram.ts";
 import { time, type DashboardPaths } from "./page-shell.ts";
-
-/** The transitions of a declared machine that keep their state, listed under its diagram as verq's own are. */
-function staying(type: DeclaredTypeOverview): Html {
-  if (type.layout.staying.length === 0) return html``;
-  const items = type.layout.staying.map(
-    (t) => html`<li><code>${t.source}</code>: <code>${transitionLabel(t)}</code> (${t.actions.join(", ") || "no action"})</li>`,
-  );
-  return html`<div class="staying muted">
-    Transitions that keep their state (not drawn):
-    <ul>
-      ${items}
-    </ul>
-  </div>`;
-}
 
 function recentTable(type: DeclaredTypeOverview, paths: DashboardPaths, limit: number): Html {
   if (type.recent.length === 0) return html`<p class="muted" data-empty="${type.name}">No stream of this type yet.</p>`;
@@ -62,7 +48,7 @@ export function streamsSection(types: readonly DeclaredTypeOverview[], paths: Da
           <figcaption>
             ${type.name} <span class="muted">(machine <code>${type.layout.graph.id}</code>) ${type.total} streams</span>
           </figcaption>
-          ${drawMachine(type.layout, type.counts)} ${staying(type)}
+          ${drawMachine(type.layout, type.counts)} ${stayingTransitions(type.layout)}
         </figure>
         <div>
           <h3>Recently updated <code>${type.name}</code> streams</h3>

@@ -8,7 +8,7 @@ import {
 import type { Kysely } from "kysely";
 import type { StreamChange, StreamProjection } from "../command-path.ts";
 import type { VerqDatabase } from "../schema.ts";
-import { readStream } from "../sql/events/readStream.ts";
+import { toStoredEvent, type StoredEvent } from "../sql/events/storedEvent.ts";
 
 /** A declared stream's state as the store keeps it. */
 export type AnyDeclaredState = DeclaredStreamState<JsonObject & { readonly state: string }>;
@@ -112,16 +112,28 @@ export async function writeStates<TState extends JsonObject & { readonly state: 
   }
 }
 
-/** The streams of `ids` that have events, each the fold of its log (upcast), read in `db`. */
+/** The streams of `ids` that have events, each the fold of its log (upcast), read in `db` in one query. */
 export async function foldStreams<TState extends JsonObject & { readonly state: string }>(
   db: Kysely<VerqDatabase>,
   definition: StreamDefinition<TState>,
   ids: readonly string[],
 ): Promise<Map<string, DeclaredStreamState<TState>>> {
   const found = new Map<string, DeclaredStreamState<TState>>();
-  for (const id of ids) {
-    const events = await readStream(db, definition.name, id);
-    if (events.length > 0) found.set(id, definition.fold(definition.initial(id), events));
+  if (ids.length === 0) return found;
+  const rows = await db
+    .selectFrom("events")
+    .selectAll()
+    .where("stream_type", "=", definition.name)
+    .where("stream_id", "in", ids)
+    .orderBy("stream_id")
+    .orderBy("version")
+    .execute();
+  const byId = new Map<string, StoredEvent[]>();
+  for (const row of rows) {
+    const events = byId.get(row.stream_id) ?? [];
+    events.push(toStoredEvent(row));
+    byId.set(row.stream_id, events);
   }
+  for (const [id, events] of byId) found.set(id, definition.fold(definition.initial(id), events));
   return found;
 }

@@ -1,17 +1,23 @@
-import type { DeclaredStreamState, JsonObject, StreamDefinition } from "@verq/core";
+import type { DeclaredEvent, JsonObject, StreamDefinition } from "@verq/core";
 import type { Kysely } from "kysely";
+import { declaredCheck, type DeclaredStreamAudit } from "../check/declared-check.ts";
+import type { FindingCode } from "../check/finding.ts";
 import type { VerqDatabase } from "../schema.ts";
-import { toStoredEvent } from "../sql/events/storedEvent.ts";
+import { toStoredEvent, type StoredEvent } from "../sql/events/storedEvent.ts";
 import { writeStates, type DeclaredChange, type OwnProjection } from "./declared-projection.ts";
+import { byStreamType, upcastEvents } from "./upcast-events.ts";
 
-/** Streams folded per page of a rebuild or a check. */
+/** Streams read per page of a rebuild or a check. */
 const PAGE = 500;
 
 /** A stream whose generic projection is not the fold of its log. */
 export interface DeclaredProblem {
   readonly streamId: string;
-  /** `missing` (events, no row), `orphan` (a row, no events) or `differs` (state, version, token or value). */
-  readonly problem: "missing" | "orphan" | "differs";
+  /**
+   * `missing` (events, no row), `orphan` (a row, no events), `differs` (state, version, token or
+   * value) or `invalid` (an event its definition cannot fold).
+   */
+  readonly problem: "missing" | "orphan" | "differs" | "invalid";
 }
 
 type State = JsonObject & { readonly state: string };
@@ -28,12 +34,13 @@ export async function rebuildDeclared<TState extends State>(
 ): Promise<number> {
   if (own === undefined) await trx.deleteFrom("stream_states").where("stream_type", "=", definition.name).execute();
   else await own.clear(trx);
+  const definitions = byStreamType([definition]);
   let written = 0;
-  for await (const folded of foldPages(trx, definition)) {
-    const changes: DeclaredChange<TState>[] = folded.map(({ state, events }) => ({
-      before: definition.initial(state.id),
-      after: state,
-      events,
+  for await (const page of streamPages(trx, definition.name)) {
+    const changes: DeclaredChange<TState>[] = page.map(({ id, events }) => ({
+      before: definition.initial(id),
+      after: definition.fold(definition.initial(id), events),
+      events: upcastEvents(events, definitions).map(({ type, data }) => ({ type, data: data as DeclaredEvent["data"] })),
     }));
     if (own === undefined) await writeStates(trx, definition, changes);
     else await own.write(trx, changes);
@@ -42,48 +49,45 @@ export async function rebuildDeclared<TState extends State>(
   return written;
 }
 
-/** Compares each stream's generic projection row with the fold of its log. */
+const PROBLEMS: Partial<Record<FindingCode, DeclaredProblem["problem"]>> = {
+  PROJECTION_MISSING: "missing",
+  PROJECTION_ORPHAN: "orphan",
+  PROJECTION_MISMATCH: "differs",
+  EVENT_INVALID: "invalid",
+};
+
+/**
+ * Compares each stream's generic projection row with the fold of its log: the audit
+ * `checkStore` runs for a declared stream type ({@link declaredCheck}), on this type alone.
+ */
 export async function checkDeclaredStates<TState extends State>(
   db: Kysely<VerqDatabase>,
   definition: StreamDefinition<TState>,
 ): Promise<DeclaredProblem[]> {
   const problems: DeclaredProblem[] = [];
-  const seen = new Set<string>();
-  for await (const folded of foldPages(db, definition)) {
-    const ids = folded.map(({ state }) => state.id);
-    const rows = await db
-      .selectFrom("stream_states")
-      .select(["stream_id", "state", "version", "token", "value"])
-      .where("stream_type", "=", definition.name)
-      .where("stream_id", "in", ids)
-      .execute();
-    const byId = new Map(rows.map((row) => [row.stream_id, row]));
-    for (const { state } of folded) {
-      seen.add(state.id);
-      const row = byId.get(state.id);
-      if (row === undefined) {
-        problems.push({ streamId: state.id, problem: "missing" });
-        continue;
-      }
-      const token = definition.fencing === null ? null : definition.fencing.token(state.value);
-      const same =
-        row.state === state.state &&
-        Number(row.version) === state.version &&
-        (row.token === null ? null : Number(row.token)) === token &&
-        row.value === JSON.stringify(state.value);
-      if (!same) problems.push({ streamId: state.id, problem: "differs" });
-    }
+  const prefix = `${definition.name}/`;
+  const report = (code: FindingCode, stream: string) => {
+    const problem = PROBLEMS[code];
+    if (problem !== undefined) problems.push({ streamId: stream.slice(prefix.length), problem });
+  };
+  const check = declaredCheck(definition);
+  for await (const page of streamPages(db, definition.name)) {
+    const audits: DeclaredStreamAudit[] = page.map(({ id, events }) => {
+      const audit = check.begin(id);
+      for (const event of events) check.step(audit, event, report);
+      return audit;
+    });
+    await check.settle(db, audits, report);
   }
-  const rows = await db.selectFrom("stream_states").select("stream_id").where("stream_type", "=", definition.name).execute();
-  for (const row of rows) if (!seen.has(row.stream_id)) problems.push({ streamId: row.stream_id, problem: "orphan" });
+  await check.orphans(db, PAGE, report);
   return problems;
 }
 
-/** Every stream of the type, a page of streams at a time in id order, each folded from its events. */
-async function* foldPages<TState extends State>(
+/** Every stream of the type with its events in version order, a page of streams at a time in id order. */
+async function* streamPages(
   db: Kysely<VerqDatabase>,
-  definition: StreamDefinition<TState>,
-): AsyncGenerator<{ state: DeclaredStreamState<TState>; events: DeclaredChange<TState>["events"] }[]> {
+  streamType: string,
+): AsyncGenerator<{ id: string; events: StoredEvent[] }[]> {
   let after = "";
   for (;;) {
     const ids = (
@@ -91,7 +95,7 @@ async function* foldPages<TState extends State>(
         .selectFrom("events")
         .select("stream_id")
         .distinct()
-        .where("stream_type", "=", definition.name)
+        .where("stream_type", "=", streamType)
         .where("stream_id", ">", after)
         .orderBy("stream_id")
         .limit(PAGE)
@@ -101,31 +105,14 @@ async function* foldPages<TState extends State>(
     const rows = await db
       .selectFrom("events")
       .selectAll()
-      .where("stream_type", "=", definition.name)
+      .where("stream_type", "=", streamType)
       .where("stream_id", "in", ids)
       .orderBy("stream_id")
       .orderBy("version")
       .execute();
-    const byId = new Map<string, ReturnType<typeof toStoredEvent>[]>();
-    for (const row of rows) {
-      const event = toStoredEvent(row);
-      const list = byId.get(event.streamId) ?? [];
-      list.push(event);
-      byId.set(event.streamId, list);
-    }
-    yield ids.map((id) => {
-      const stored = byId.get(id) ?? [];
-      const state = definition.fold(definition.initial(id), stored);
-      const events = stored.map((event) => ({
-        type: event.type,
-        data: definition.upcast(
-          event.type,
-          event.schemaVersion,
-          event.data as JsonObject,
-        ) as DeclaredChange<TState>["events"][number]["data"],
-      }));
-      return { state, events };
-    });
+    const byId = new Map<string, StoredEvent[]>(ids.map((id) => [id, []]));
+    for (const row of rows) byId.get(row.stream_id)?.push(toStoredEvent(row));
+    yield ids.map((id) => ({ id, events: byId.get(id) ?? [] }));
     after = ids.at(-1) as string;
   }
 }
