@@ -1,8 +1,10 @@
-import { createMachineDecider, type Decision, type MachineExecution } from "./decider.ts";
+import type { Decision, MachineExecution } from "./decider.ts";
 import type { GuidCommand } from "./guid.commands.ts";
-import type { GuidEvent } from "./guid.events.ts";
+import { GUID_STREAM, type GuidEvent } from "./guid.events.ts";
+import { evolveGuid } from "./guid.evolve.ts";
 import { guidMachine, type GuidMachine, type GuidRefusal } from "./guid.machine.ts";
 import { newGuidEntry, type GuidEntry, type LedgerEntry } from "./guid.types.ts";
+import { defineVerqStream, type StreamDefinition } from "./stream-definition.ts";
 
 /**
  * What the guid machine decided: the events and the entry they fold to (never NEW: an accepted
@@ -18,17 +20,38 @@ export type GuidDecision = Decision<LedgerEntry, GuidEvent, GuidRefusal, GuidCom
  */
 export type GuidDecider = (entry: GuidEntry, ...commands: readonly GuidCommand[]) => GuidDecision;
 
+/** The GUID ledger's stream as verq declares it: the same parts and checks as a service's `defineStream`. */
+export type GuidStreamDefinition = StreamDefinition<GuidEntry, GuidRefusal, GuidCommand, GuidEvent>;
+
+/**
+ * Declares the GUID stream over `machine` (the real {@link guidMachine} unless a test passes a
+ * variant), through the path every stream type is declared by.
+ */
+export function defineGuidStream(
+  machine: GuidMachine = guidMachine,
+  execution: MachineExecution = "table",
+): GuidStreamDefinition {
+  return defineVerqStream<GuidEntry, GuidRefusal, GuidCommand, GuidEvent>({
+    name: GUID_STREAM,
+    machine,
+    field: "entry",
+    initial: newGuidEntry,
+    evolve: evolveGuid,
+    unhandled: "unhandled",
+    execution,
+  });
+}
+
+/** The GUID stream's definition over the real machine: what the store, `verq events` and the checks read it by. */
+export const guidStreamDefinition: GuidStreamDefinition = defineGuidStream();
+
 /**
  * Builds a decider over `machine` (the real {@link guidMachine} unless a test passes a variant
- * made with `guidMachine.provide(...)`), on the one command path of {@link createMachineDecider} (`execution`: see {@link MachineExecution}),
+ * made with `guidMachine.provide(...)`), the decider of {@link defineGuidStream} (`execution`: see {@link MachineExecution}),
  * which also checks that the entry the events fold to is in the state the machine ended in.
  */
 export function createGuidDecider(machine: GuidMachine = guidMachine, execution: MachineExecution = "table"): GuidDecider {
-  const decide = createMachineDecider<GuidMachine, GuidEntry>(
-    { machine, field: "entry", placeholder: newGuidEntry("placeholder") },
-    "unhandled",
-    execution,
-  );
+  const decide = defineGuidStream(machine, execution).decider;
   return (entry, ...commands) => {
     const decision = decide(entry, ...commands);
     if (!decision.accepted) return decision;

@@ -40,7 +40,15 @@ export {
   type PruneCommand,
   type RedriveCommand,
 } from "./job.commands.ts";
-export { createJobDecider, decideJob, type JobDecider, type JobDecision } from "./job.decide.ts";
+export {
+  createJobDecider,
+  decideJob,
+  defineJobStream,
+  jobStreamDefinition,
+  type JobDecider,
+  type JobDecision,
+  type JobStreamDefinition,
+} from "./job.decide.ts";
 export {
   JOB_EVENT_TYPES,
   JOB_RETENTION_ID,
@@ -105,7 +113,15 @@ export {
   type LockHeartbeatCommand,
   type LockReleaseCommand,
 } from "./lock.commands.ts";
-export { createLockDecider, decideLock, type LockDecider, type LockDecision } from "./lock.decide.ts";
+export {
+  createLockDecider,
+  decideLock,
+  defineLockStream,
+  lockStreamDefinition,
+  type LockDecider,
+  type LockDecision,
+  type LockStreamDefinition,
+} from "./lock.decide.ts";
 export {
   LOCK_EVENT_TYPES,
   LOCK_STREAM,
@@ -142,7 +158,15 @@ export {
   type DueSlot,
 } from "./schedule.cron.ts";
 export { scheduleRefusalError } from "./schedule.errors.ts";
-export { createScheduleDecider, decideSchedule, type ScheduleDecider, type ScheduleDecision } from "./schedule.decide.ts";
+export {
+  createScheduleDecider,
+  decideSchedule,
+  defineScheduleStream,
+  scheduleStreamDefinition,
+  type ScheduleDecider,
+  type ScheduleDecision,
+  type ScheduleStreamDefinition,
+} from "./schedule.decide.ts";
 export {
   SCHEDULE_EVENT_TYPES,
   SCHEDULE_STREAM,
@@ -192,7 +216,15 @@ export {
   type ResolveCommand,
   type SendCommand,
 } from "./guid.commands.ts";
-export { createGuidDecider, decideGuid, type GuidDecider, type GuidDecision } from "./guid.decide.ts";
+export {
+  createGuidDecider,
+  decideGuid,
+  defineGuidStream,
+  guidStreamDefinition,
+  type GuidDecider,
+  type GuidDecision,
+  type GuidStreamDefinition,
+} from "./guid.decide.ts";
 export {
   GuidError,
   channelRequestError,
@@ -231,7 +263,15 @@ export {
   type MessageSettleCommand,
   type MessageVerdictFacts,
 } from "./message.commands.ts";
-export { createMessageDecider, decideMessage, type MessageDecider, type MessageDecision } from "./message.decide.ts";
+export {
+  createMessageDecider,
+  decideMessage,
+  defineMessageStream,
+  messageStreamDefinition,
+  type MessageDecider,
+  type MessageDecision,
+  type MessageStreamDefinition,
+} from "./message.decide.ts";
 export { MessageError, messageRefusalError, type MessageErrorCode } from "./message.errors.ts";
 export {
   MESSAGE_EVENT_TYPES,
@@ -260,7 +300,15 @@ export {
   type MessageState,
 } from "./message.types.ts";
 export { queueCommands, type QueueCommand, type QueueSetLimitCommand } from "./queue.commands.ts";
-export { createQueueDecider, decideQueue, type QueueDecider, type QueueDecision } from "./queue.decide.ts";
+export {
+  createQueueDecider,
+  decideQueue,
+  defineQueueStream,
+  queueStreamDefinition,
+  type QueueDecider,
+  type QueueDecision,
+  type QueueStreamDefinition,
+} from "./queue.decide.ts";
 export {
   QUEUE_EVENT_TYPES,
   QUEUE_STREAM,
@@ -285,6 +333,7 @@ export {
 } from "./streams.ts";
 export {
   defineStream,
+  defineVerqStream,
   describeCommandType,
   isStreamDefinition,
   type AnyStreamDefinition,
@@ -297,4 +346,6 @@ export {
   type StreamDeclaration,
   type StreamDecision,
   type StreamDefinition,
+  type StreamEventShape,
+  type StreamParts,
 } from "./stream-definition.ts";

@@ -1,8 +1,10 @@
-import { createMachineDecider, type Decider, type Decision, type MachineExecution } from "./decider.ts";
+import type { Decider, Decision, MachineExecution } from "./decider.ts";
 import type { MessageCommand } from "./message.commands.ts";
-import type { MessageEvent } from "./message.events.ts";
+import { MESSAGE_STREAM, type MessageEvent } from "./message.events.ts";
+import { evolveMessage } from "./message.evolve.ts";
 import { messageMachine, type MessageMachine, type MessageRefusal } from "./message.machine.ts";
 import { newMessage, type Message } from "./message.types.ts";
+import { defineVerqStream, type StreamDefinition } from "./stream-definition.ts";
 
 /** What the message machine decided: the events and the message they fold to, or the first refusal (see {@link Decision}). */
 export type MessageDecision = Decision<Message, MessageEvent, MessageRefusal, MessageCommand["type"]>;
@@ -13,16 +15,41 @@ export type MessageDecision = Decision<Message, MessageEvent, MessageRefusal, Me
  */
 export type MessageDecider = Decider<Message, MessageCommand, MessageEvent, MessageRefusal>;
 
+/** The file message stream as verq declares it: the same parts and checks as a service's `defineStream`. */
+export type MessageStreamDefinition = StreamDefinition<Message, MessageRefusal, MessageCommand, MessageEvent>;
+
+/**
+ * Declares the file message stream over `machine` (the real {@link messageMachine} unless a test passes a
+ * variant), through the path every stream type is declared by.
+ */
+export function defineMessageStream(
+  machine: MessageMachine = messageMachine,
+  execution: MachineExecution = "table",
+): MessageStreamDefinition {
+  return defineVerqStream<Message, MessageRefusal, MessageCommand, MessageEvent>({
+    name: MESSAGE_STREAM,
+    machine,
+    field: "message",
+    initial: newMessage,
+    evolve: evolveMessage,
+    unhandled: "unhandled",
+    execution,
+  });
+}
+
+/** The file message stream's definition over the real machine: what the store, `verq events` and the checks read it by. */
+export const messageStreamDefinition: MessageStreamDefinition = defineMessageStream();
+
 /**
  * Builds a decider over `machine` (the real {@link messageMachine} unless a test passes a
- * variant made with `messageMachine.provide(...)`), on the one command path of
- * {@link createMachineDecider}.
+ * variant made with `messageMachine.provide(...)`), the decider of its
+ * stream definition.
  */
 export function createMessageDecider(
   machine: MessageMachine = messageMachine,
   execution: MachineExecution = "table",
 ): MessageDecider {
-  return createMachineDecider({ machine, field: "message", placeholder: newMessage("placeholder") }, "unhandled", execution);
+  return defineMessageStream(machine, execution).decider;
 }
 
 /**
@@ -36,4 +63,4 @@ export function createMessageDecider(
  *   messageCommands.settle({ claimId, owner, file, recovered: false, verdict: { kind: "valid", inserted: true, ...row }, now }),
  * ); // { accepted: true, events: [message.claimed, message.recorded], after } or { accepted: false, refusal }
  */
-export const decideMessage: MessageDecider = createMessageDecider();
+export const decideMessage: MessageDecider = messageStreamDefinition.decider;

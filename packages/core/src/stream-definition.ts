@@ -1,7 +1,8 @@
 import type { AnyStateMachine } from "xstate";
-import { createMachineDecider, type MachineExecution } from "./decider.ts";
+import type { Decision, MachineExecution } from "./decider.ts";
 import { VerqError } from "./errors.ts";
-import { canonicalJson, type JsonValue } from "./json.ts";
+import type { JsonValue } from "./json.ts";
+import { buildStreamDefinition } from "./stream-builder.ts";
 import { STREAM_TYPES } from "./streams.ts";
 
 /** A JSON object: what a declared stream's commands, event data and state are. */
@@ -29,13 +30,26 @@ export interface EventSchema {
   readonly upcasters?: Readonly<Record<number, (data: JsonObject) => JsonObject>>;
 }
 
+/** What every stream's event is, whoever declares it: a type and data with its time (ms). */
+export interface StreamEventShape {
+  readonly type: string;
+  readonly data: { readonly at: number };
+}
+
 /**
- * What a service declares for a stream type of its own (see {@link defineStream}). `TState` is
- * the stream's state as its machine keeps it under `context[field]`: plain JSON with the name of
- * the machine's state in `state`. verq keeps the version beside it.
+ * What a stream type is made of, whoever declares it: a service ({@link StreamDeclaration}, with
+ * plain JSON commands, events and state) or verq itself (its job, GUID, file message, schedule,
+ * queue and operator lock streams, whose commands carry their time). `TState` is the stream's
+ * state as its machine keeps it under `context[field]`, with the name of the machine's state in
+ * `state`.
  */
-export interface StreamDeclaration<TState extends JsonObject & { readonly state: string }, TRefusal extends string> {
-  /** The `stream_type` of its events: lower-case letters, digits and `-`, not one of verq's own. */
+export interface StreamParts<
+  TState extends { readonly state: string },
+  TRefusal extends string,
+  TCommand extends { readonly type: string },
+  TEvent extends StreamEventShape,
+> {
+  /** The `stream_type` of its events: lower-case letters, digits and `-`. */
   readonly name: string;
   /**
    * An XState v5 machine in verq's deciding style: its context is `{ [field]: state, emitted,
@@ -48,9 +62,13 @@ export interface StreamDeclaration<TState extends JsonObject & { readonly state:
   /** A new stream's state (version 0): where its first command is decided from. */
   readonly initial: (id: string) => TState;
   /** Folds one event (upcast to its current version) into the state: the machine's own fold. */
-  readonly evolve: (state: TState, event: DeclaredEvent) => TState;
-  /** The command types a caller may send; any other is `VERQ_UNKNOWN_COMMAND`, nothing written. */
-  readonly commands: readonly string[];
+  readonly evolve: (state: TState, event: TEvent) => TState;
+  /**
+   * The command types a caller may send (any other is `VERQ_UNKNOWN_COMMAND`, nothing written).
+   * Each must be an event some transition of the machine takes; when not given, every event the
+   * machine takes is a command.
+   */
+  readonly commands?: readonly TCommand["type"][];
   /** The refusal of a command no transition takes in the stream's state. */
   readonly unhandled: TRefusal;
   /**
@@ -64,9 +82,20 @@ export interface StreamDeclaration<TState extends JsonObject & { readonly state:
   readonly execution?: MachineExecution;
 }
 
+/**
+ * What a service declares for a stream type of its own (see {@link defineStream}): its parts,
+ * with plain JSON commands, events and state. verq keeps the version beside the state.
+ */
+export type StreamDeclaration<TState extends JsonObject & { readonly state: string }, TRefusal extends string> = StreamParts<
+  TState,
+  TRefusal,
+  DeclaredCommand,
+  DeclaredEvent
+>;
+
 /** What a declared stream decided for commands against one stream. */
-export type StreamDecision<TState, TRefusal> =
-  | { readonly accepted: true; readonly after: DeclaredStreamState<TState>; readonly events: readonly DeclaredEvent[] }
+export type StreamDecision<TState, TRefusal, TEvent = DeclaredEvent> =
+  | { readonly accepted: true; readonly after: DeclaredStreamState<TState>; readonly events: readonly TEvent[] }
   | { readonly accepted: false; readonly refusal: TRefusal; readonly command: string };
 
 /** A declared stream's state with the version of its last event (0: no event yet). */
@@ -77,10 +106,15 @@ export interface DeclaredStreamState<TState> {
   readonly value: TState;
 }
 
-/** A stream type declared with {@link defineStream}: pure, the same in the store, tests and the visualizer. */
+/**
+ * A stream type declared with {@link defineStream} (or one of verq's own, declared the same way):
+ * pure, the same in the store, tests and the visualizer.
+ */
 export interface StreamDefinition<
-  TState extends JsonObject & { readonly state: string } = JsonObject & { readonly state: string },
+  TState extends { readonly state: string } = JsonObject & { readonly state: string },
   TRefusal extends string = string,
+  TCommand extends { readonly type: string } = DeclaredCommand,
+  TEvent extends StreamEventShape = DeclaredEvent,
 > {
   readonly name: string;
   readonly machine: AnyStateMachine;
@@ -98,8 +132,15 @@ export interface StreamDefinition<
   decide(
     state: DeclaredStreamState<TState>,
     now: number,
-    ...commands: readonly DeclaredCommand[]
-  ): StreamDecision<TState, TRefusal>;
+    ...commands: readonly TCommand[]
+  ): StreamDecision<TState, TRefusal, TEvent>;
+  /**
+   * The machine's own decider over the state as the machine keeps it: commands exactly as given
+   * (their time already in them), no check of their types or JSON. What {@link decide} runs once
+   * it has checked them, and what verq's own streams run on their hot path, where commands are
+   * built by verq and never by a caller.
+   */
+  decider(this: void, state: TState, ...commands: readonly TCommand[]): Decision<TState, TEvent, TRefusal, TCommand["type"]>;
   /** Folds events (stored at `schemaVersion`) into `state`, each upcast to its current version first. */
   fold(state: DeclaredStreamState<TState>, events: readonly StoredShape[]): DeclaredStreamState<TState>;
   /** The current schema version of an event type (1 when it never changed). */
@@ -144,128 +185,35 @@ export function isStreamDefinition(value: unknown): value is StreamDefinition {
 export function defineStream<TState extends JsonObject & { readonly state: string }, TRefusal extends string>(
   declaration: StreamDeclaration<TState, TRefusal>,
 ): StreamDefinition<TState, TRefusal> {
-  const { name, machine, initial, evolve, unhandled } = declaration;
-  const field = declaration.field ?? "state";
+  const { name } = declaration;
   if (typeof name !== "string" || !NAME.test(name)) {
     throw new VerqError("VERQ_INVALID_STREAM", `a stream type name is 1 to 63 of a-z, 0-9 and "-", starting with a letter`);
   }
   if ((STREAM_TYPES as readonly string[]).includes(name)) {
     throw new VerqError("VERQ_STREAM_TYPE_TAKEN", `stream type "${name}" is one of verq's own; choose another name`);
   }
-  const schemas = checkSchemas(name, declaration.events ?? {});
-  let decider: ReturnType<typeof createMachineDecider<AnyStateMachine, TState>>;
-  try {
-    decider = createMachineDecider<AnyStateMachine, TState>(
-      { machine, field, placeholder: initial("placeholder") },
-      unhandled,
-      declaration.execution,
-    );
-  } catch (error) {
-    throw new VerqError("VERQ_UNSUPPORTED_MACHINE", `stream type "${name}": ${(error as Error).message}`, { cause: error });
-  }
-  const states = Object.keys(machine.root.states);
-  const checkInitial = (id: string): TState => {
-    const value = initial(id);
-    if (!states.includes(value.state)) {
-      throw new VerqError(
-        "VERQ_INVALID_STREAM",
-        `stream type "${name}": initial state "${value.state}" is not a state of its machine`,
-      );
-    }
-    return value;
-  };
-  checkInitial("placeholder");
-  const commandTypes = new Set(declaration.commands);
-  const schemaVersion = (type: string): number => schemas.get(type)?.version ?? 1;
-  const upcast = (type: string, from: number, data: JsonObject): JsonObject => {
-    const schema = schemas.get(type);
-    if (from > (schema?.version ?? 1)) {
-      throw new VerqError(
-        "VERQ_EVENT_FROM_NEWER_SCHEMA",
-        `stream type "${name}": event ${type} was written at version ${from}, newer than this code's ${schema?.version ?? 1}; upgrade before reading it`,
-      );
-    }
-    let current = data;
-    for (let v = from; v < (schema?.version ?? 1); v++)
-      current = (schema?.upcasters?.[v] as (d: JsonObject) => JsonObject)(current);
-    return current;
-  };
-  const step = (state: DeclaredStreamState<TState>, event: DeclaredEvent): DeclaredStreamState<TState> => {
-    const value = evolve(state.value, event);
-    return { id: state.id, version: state.version + 1, state: value.state, value };
-  };
-  const definition: StreamDefinition<TState, TRefusal> = {
-    name,
-    machine,
-    commandTypes,
-    states,
-    fencing: declaration.fencing ?? null,
-    initial: (id) => ({ id, version: 0, state: checkInitial(id).state, value: checkInitial(id) }),
-    schemaVersion,
-    upcast,
-    decide(state, now, ...commands) {
-      const machineEvents = commands.map((command) => {
-        if (!commandTypes.has(command.type)) {
-          throw new VerqError(
-            "VERQ_UNKNOWN_COMMAND",
-            `stream type "${name}" takes no command ${describeCommandType(command.type)}`,
-          );
-        }
-        canonicalJson(command, "a command");
-        return { ...command, now };
-      });
-      const decision = decider(state.value, ...(machineEvents as never[]));
-      if (!decision.accepted)
-        return { accepted: false, refusal: decision.refusal as TRefusal, command: decision.command as string };
-      const events = decision.events as readonly DeclaredEvent[];
-      for (const event of events) {
-        if (typeof event.data?.at !== "number" || !Number.isFinite(event.data.at)) {
-          throw new Error(`stream type "${name}": event ${event.type} has no numeric data.at`);
-        }
-      }
-      const after = { id: state.id, version: state.version + events.length, state: decision.after.state, value: decision.after };
-      return { accepted: true, after, events };
-    },
-    fold(state, events) {
-      let current = state;
-      for (const event of events) {
-        const data = upcast(event.type, event.schemaVersion, event.data as JsonObject) as DeclaredEvent["data"];
-        current = step(current, { type: event.type, data });
-      }
-      return current;
-    },
-  };
-  return Object.assign(definition, { [STREAM_DEFINITION_BRAND]: true });
+  return brand(buildStreamDefinition(declaration));
 }
 
 /**
- * A command type as an error names it: quoted when it looks like a name, else only what it is
- * (a long or odd string is not echoed back).
+ * Declares one of verq's own stream types (`name` one of {@link STREAM_TYPES}) through the path
+ * {@link defineStream} takes for a service's, with the same checks: its machine, its initial
+ * state, its commands and its event schemas. What each of verq's deciders is built from.
  */
-export function describeCommandType(type: unknown): string {
-  if (typeof type !== "string") return `without a string type (${type === null ? "null" : typeof type})`;
-  return /^[A-Za-z][\w.-]{0,63}$/.test(type) ? `"${type}"` : `of a type of ${type.length} characters that is not a name`;
+export function defineVerqStream<
+  TState extends { readonly state: string },
+  TRefusal extends string,
+  TCommand extends { readonly type: string },
+  TEvent extends StreamEventShape,
+>(parts: StreamParts<TState, TRefusal, TCommand, TEvent>): StreamDefinition<TState, TRefusal, TCommand, TEvent> {
+  if (!(STREAM_TYPES as readonly string[]).includes(parts.name)) {
+    throw new VerqError("VERQ_INVALID_STREAM", `stream type "${parts.name}" is not one of verq's own`);
+  }
+  return brand(buildStreamDefinition(parts));
 }
 
-/** Each event type's schema, checked: a whole version from 1 and an upcaster for every step below it. */
-function checkSchemas(name: string, events: Readonly<Record<string, EventSchema>>): Map<string, EventSchema> {
-  const schemas = new Map<string, EventSchema>();
-  for (const [type, schema] of Object.entries(events)) {
-    if (!Number.isSafeInteger(schema.version) || schema.version < 1) {
-      throw new VerqError(
-        "VERQ_INVALID_STREAM",
-        `stream type "${name}": event ${type} has version ${String(schema.version)}, not a whole number from 1`,
-      );
-    }
-    for (let v = 1; v < schema.version; v++) {
-      if (typeof schema.upcasters?.[v] !== "function") {
-        throw new VerqError(
-          "VERQ_UPCASTER_GAP",
-          `stream type "${name}": event ${type} is at version ${schema.version} but has no upcaster from version ${v} to ${v + 1}`,
-        );
-      }
-    }
-    schemas.set(type, schema);
-  }
-  return schemas;
+function brand<T extends object>(definition: T): T {
+  return Object.assign(definition, { [STREAM_DEFINITION_BRAND]: true });
 }
+
+export { describeCommandType } from "./stream-builder.ts";
