@@ -331,12 +331,14 @@ export {
   type StreamType,
   type VerqMachineName,
 } from "./streams.ts";
+export { VERQ_STREAM_DEFINITIONS, type DecidedStreamType } from "./own-streams.ts";
 export {
   defineStream,
   defineVerqStream,
   describeCommandType,
   isStreamDefinition,
   type AnyStreamDefinition,
+  type EventReader,
   type DeclaredCommand,
   type DeclaredEvent,
   type DeclaredStreamState,

@@ -152,6 +152,19 @@ export interface StreamDefinition<
 /** Any declared stream's definition, whatever its state and refusals: what the store and the CLI hold of many. */
 export type AnyStreamDefinition = StreamDefinition;
 
+/**
+ * What a reader of the log needs of a stream type to see its events at their current shape:
+ * every {@link StreamDefinition} is one.
+ */
+export interface EventReader {
+  /** The stream type it reads. */
+  readonly name: string;
+  /** The current schema version of an event type (1 when it never changed). */
+  readonly schemaVersion: (type: string) => number;
+  /** `data` of an event of `type` stored at `from`, brought to the current version (`VERQ_EVENT_FROM_NEWER_SCHEMA` if newer). */
+  readonly upcast: (type: string, from: number, data: JsonObject) => JsonObject;
+}
+
 /** An event as read from the log: its type, data as stored, and the schema version it was written with. */
 export interface StoredShape {
   readonly type: string;

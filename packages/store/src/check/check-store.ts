@@ -1,4 +1,5 @@
 import {
+  coerceError,
   GUID_STREAM,
   JOB_RETENTION_STREAM,
   JOB_STREAM,
@@ -11,6 +12,7 @@ import {
   type AnyStreamDefinition,
   type StreamType,
 } from "@verq/core";
+import { byStreamType, upcastEvent } from "../declared/upcast-events.ts";
 import type { StoredEvent } from "../sql/events/storedEvent.ts";
 import { selectEventPage } from "../sql/check/selectEventPage.ts";
 import type { VerqStore } from "../store.ts";
@@ -93,7 +95,9 @@ interface OpenStream {
  * prune that left events of a job it lists or did not archive it, or an archived job with events.
  *
  * The folds are the core's own `evolveJob`, `evolveGuid` and `evolveMessage`, which the store
- * projects and rebuilds with, so the check and the store agree by construction. Reads only.
+ * projects and rebuilds with, so the check and the store agree by construction; each event is
+ * folded at its current shape, upcast through its stream type's definition (one written by newer
+ * code is `EVENT_INVALID`). Reads only.
  * Run it while no process writes to the store: a write between two pages can look like a
  * problem. Streams of a type it does not know get the version and position checks only.
  *
@@ -146,7 +150,8 @@ export async function checkStore(store: VerqStore, options: CheckOptions = {}): 
       }
       if (reached.at(-1) !== current) reached.push(current);
       checkOrder(current, event, report);
-      current.check?.step(current.state, event, report);
+      const read = readable(event, current, report);
+      if (read !== undefined) current.check?.step(current.state, read, report);
       current.last = event;
       current.counts.events++;
       events++;
@@ -162,6 +167,23 @@ export async function checkStore(store: VerqStore, options: CheckOptions = {}): 
   for (const check of all) await check.orphans(db, batchSize, report);
   await checkSubscriptions(db, report);
   return { ok: findings.length === 0, findings, checked: { streams, events, byStreamType } };
+}
+
+/** verq's own stream types' readers: each of its events is folded at its current shape. */
+const OWN_READERS = byStreamType();
+
+/**
+ * `event` at its current shape (one of verq's own upcast through its stream's definition; a
+ * declared stream's check upcasts its own), or undefined with `EVENT_INVALID` reported when it
+ * cannot be read (written by newer code): the check does not fold it.
+ */
+function readable(event: StoredEvent, stream: OpenStream, report: Report): StoredEvent | undefined {
+  try {
+    return upcastEvent(event, OWN_READERS);
+  } catch (error) {
+    report("EVENT_INVALID", streamName(stream.type, stream.id), `v${event.version} ${event.type}: ${coerceError(error).message}`);
+    return undefined;
+  }
 }
 
 /** Versions 1, 2, 3, … without a gap, and positions that rise with them. */

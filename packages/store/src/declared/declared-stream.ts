@@ -1,4 +1,5 @@
 import {
+  STREAM_TYPES,
   VerqError,
   canonicalJson,
   checkIdentifier,
@@ -66,14 +67,20 @@ const declared = new WeakMap<VerqStore, Map<string, AnyStreamDefinition>>();
 
 /**
  * Declares a stream type on an open store and returns its handle. A name another definition
- * already took on this store is `VERQ_STREAM_TYPE_TAKEN` (declaring the same definition again
- * returns a new handle on it).
+ * already took on this store, or one of verq's own stream types, is `VERQ_STREAM_TYPE_TAKEN`
+ * (declaring the same definition again returns a new handle on it).
  */
 export function declareStream<TState extends JsonObject & { readonly state: string }, TRefusal extends string>(
   store: VerqStore,
   definition: StreamDefinition<TState, TRefusal>,
   options: DeclareOptions<TState> = {},
 ): DeclaredStream<TState, TRefusal> {
+  if ((STREAM_TYPES as readonly string[]).includes(definition.name)) {
+    throw new VerqError(
+      "VERQ_STREAM_TYPE_TAKEN",
+      `stream type "${definition.name}" is one of verq's own: the store keeps it in its own tables`,
+    );
+  }
   const names = declared.get(store) ?? new Map<string, AnyStreamDefinition>();
   const taken = names.get(definition.name);
   if (taken !== undefined && taken !== definition) {

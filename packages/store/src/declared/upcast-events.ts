@@ -1,28 +1,40 @@
-import type { AnyStreamDefinition, JsonObject } from "@verq/core";
+import { VERQ_STREAM_DEFINITIONS, type EventReader, type JsonObject } from "@verq/core";
 import type { StoredEvent } from "../sql/events/storedEvent.ts";
 
-/** The declared definitions by stream type, for {@link upcastEvents}. */
-export type DefinitionsByType = ReadonlyMap<string, AnyStreamDefinition>;
+/** The readers of each stream type, for {@link upcastEvents}. */
+export type DefinitionsByType = ReadonlyMap<string, EventReader>;
 
-/** `definitions` by their stream type. */
-export function byStreamType(definitions: readonly AnyStreamDefinition[] | undefined): DefinitionsByType {
-  return new Map((definitions ?? []).map((definition) => [definition.name, definition]));
+/** verq's own stream types' readers: their definitions. */
+const OWN: readonly EventReader[] = Object.values(VERQ_STREAM_DEFINITIONS);
+
+/**
+ * The readers of verq's own stream types and of `definitions` (a service's declared ones), by
+ * stream type: a definition given for one of verq's own types reads it instead of verq's.
+ */
+export function byStreamType(definitions: readonly EventReader[] | undefined = []): DefinitionsByType {
+  return new Map([...OWN, ...definitions].map((definition) => [definition.name, definition]));
 }
 
 /**
- * Events as a reader of the current schemas sees them: each event of a declared stream type with
- * its data upcast to its event type's current version (and that version), every other event as
- * it was stored. The log itself is never rewritten.
+ * Events as a reader of the current schemas sees them: each event of a stream type that
+ * `definitions` reads with its data upcast to its event type's current version (and that
+ * version), every other event (and one already at its current version) as it was stored. The
+ * log itself is never rewritten. An event stored at a version newer than its reader knows is
+ * `VERQ_EVENT_FROM_NEWER_SCHEMA`.
  */
 export function upcastEvents<Data>(events: readonly StoredEvent<Data>[], definitions: DefinitionsByType): StoredEvent<Data>[] {
-  if (definitions.size === 0) return [...events];
-  return events.map((event) => {
-    const definition = definitions.get(event.streamType);
-    if (definition === undefined) return event;
-    return {
-      ...event,
-      data: definition.upcast(event.type, event.schemaVersion, event.data as JsonObject) as Data,
-      schemaVersion: definition.schemaVersion(event.type),
-    };
-  });
+  return events.map((event) => upcastEvent(event, definitions));
+}
+
+/** One event as {@link upcastEvents} gives it. */
+export function upcastEvent<Data>(event: StoredEvent<Data>, definitions: DefinitionsByType): StoredEvent<Data> {
+  const definition = definitions.get(event.streamType);
+  if (definition === undefined) return event;
+  const current = definition.schemaVersion(event.type);
+  if (event.schemaVersion === current) return event;
+  return {
+    ...event,
+    data: definition.upcast(event.type, event.schemaVersion, event.data as JsonObject) as Data,
+    schemaVersion: current,
+  };
 }

@@ -1,6 +1,7 @@
 import { JOB_STREAM, canonicalJson, evolveJob, newJob, type Job, type JobEvent } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../../schema.ts";
+import { byStreamType, upcastEvents } from "../../declared/upcast-events.ts";
 import { readAllEvents } from "../events/readAllEvents.ts";
 import { jobToRow } from "./jobRow.ts";
 import { projectRedrives } from "./projectRedrives.ts";
@@ -8,12 +9,13 @@ import { projectRedrives } from "./projectRedrives.ts";
 /**
  * Drops the `jobs` and `redrives` projections and folds them again from the event log, in the
  * caller's transaction. The result must equal the live projections (a property test checks it).
- * The `redrives` rows of pruned jobs stay: their events are gone, and the archive explains them.
+ * Each event is read at its current shape (upcast through the job stream's definition). The
+ * `redrives` rows of pruned jobs stay: their events are gone, and the archive explains them.
  */
 export async function rebuildJobProjections(trx: Kysely<VerqDatabase>): Promise<{ jobs: number; events: number }> {
   await trx.deleteFrom("redrives").where("job_id", "not in", trx.selectFrom("job_archive").select("id")).execute();
   await trx.deleteFrom("jobs").execute();
-  const events = await readAllEvents(trx, JOB_STREAM);
+  const events = upcastEvents(await readAllEvents(trx, JOB_STREAM), byStreamType());
   const jobs = new Map<string, { job: Job; payloadJson: string; position: number }>();
   for (const stored of events) {
     const event = { type: stored.type, data: stored.data } as JobEvent;

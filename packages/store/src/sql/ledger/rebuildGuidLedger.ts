@@ -4,15 +4,17 @@ import type { VerqDatabase } from "../../schema.ts";
 import { entryToRow } from "./ledgerRow.ts";
 import { ledgerDb } from "./ledgerTables.ts";
 import { readAllEvents } from "../events/readAllEvents.ts";
+import { byStreamType, upcastEvents } from "../../declared/upcast-events.ts";
 
 /**
  * Drops the `ledger` projection and folds it again from the `guid` streams of the event log,
- * in the caller's transaction. The result must equal the live projection (tests check it).
+ * in the caller's transaction, each event at its current shape (upcast through the GUID
+ * stream's definition). The result must equal the live projection (tests check it).
  */
 export async function rebuildGuidLedger(trx: Kysely<VerqDatabase>): Promise<{ entries: number; events: number }> {
   const ledger = ledgerDb(trx);
   await ledger.deleteFrom("ledger").execute();
-  const events = await readAllEvents(trx, GUID_STREAM);
+  const events = upcastEvents(await readAllEvents(trx, GUID_STREAM), byStreamType());
   const entries = new Map<string, LedgerEntry>();
   for (const stored of events) {
     const event = { type: stored.type, data: stored.data } as GuidEvent;

@@ -8,29 +8,26 @@ import {
 } from "@verq/core";
 import type { Kysely } from "kysely";
 import type { VerqDatabase } from "../../schema.ts";
+import { byStreamType, upcastEvents } from "../../declared/upcast-events.ts";
+import { readAllEvents } from "../events/readAllEvents.ts";
 import { scheduleDb, scheduleToRow } from "./scheduleTables.ts";
 
 /**
- * Replaces `schedules` with the fold of the `schedule` event streams, in the caller's
- * transaction. The live rows are written in the same transaction as their events, so a rebuild
+ * Replaces `schedules` with the fold of the `schedule` event streams (each event at its
+ * current shape), in the caller's transaction. The live rows are written in the same transaction as their events, so a rebuild
  * must give exactly the same rows.
  */
 export async function rebuildScheduleProjections(trx: Kysely<VerqDatabase>): Promise<{ schedules: number; events: number }> {
   await scheduleDb(trx).deleteFrom("schedules").execute();
-  const rows = await trx
-    .selectFrom("events")
-    .selectAll()
-    .where("stream_type", "=", SCHEDULE_STREAM)
-    .orderBy("position")
-    .execute();
+  const events = upcastEvents(await readAllEvents(trx, SCHEDULE_STREAM), byStreamType());
   const schedules = new Map<string, Schedule>();
-  for (const row of rows) {
-    if (!(SCHEDULE_EVENT_TYPES as readonly string[]).includes(row.type))
-      throw new Error(`unknown schedule event type ${row.type}`);
-    const event = { type: row.type, data: JSON.parse(row.data) as unknown } as ScheduleEvent;
-    schedules.set(row.stream_id, evolveSchedule(schedules.get(row.stream_id) ?? newSchedule(row.stream_id), event));
+  for (const stored of events) {
+    if (!(SCHEDULE_EVENT_TYPES as readonly string[]).includes(stored.type))
+      throw new Error(`unknown schedule event type ${stored.type}`);
+    const event = { type: stored.type, data: stored.data } as ScheduleEvent;
+    schedules.set(stored.streamId, evolveSchedule(schedules.get(stored.streamId) ?? newSchedule(stored.streamId), event));
   }
   for (const schedule of schedules.values())
     await scheduleDb(trx).insertInto("schedules").values(scheduleToRow(schedule)).execute();
-  return { schedules: schedules.size, events: rows.length };
+  return { schedules: schedules.size, events: events.length };
 }
