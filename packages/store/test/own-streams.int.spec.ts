@@ -96,8 +96,8 @@ for (const engine of ENGINES) {
           stream_type: "job",
           stream_id: id,
           version: last.version + 1,
-          type: "job.lease-extended",
-          data: JSON.stringify({ leaseUntil: last.at + 1, at: last.at }),
+          type: "job.leaseExtended",
+          data: JSON.stringify({ token: 1, leaseUntil: last.at + 1, at: last.at }),
           at_ms: last.at,
           schema_version: 2,
         })
@@ -106,7 +106,7 @@ for (const engine of ENGINES) {
       const report = await checkStore(store);
       const invalid = report.findings.filter((f) => f.code === "EVENT_INVALID");
       expect(invalid).toHaveLength(1);
-      expect(invalid[0]?.detail).toMatch(/job\.lease-extended was written at version 2, newer than this code's 1/);
+      expect(invalid[0]?.detail).toMatch(/job\.leaseExtended was written at version 2, newer than this code's 1/);
       const jobRows = () => store.db.selectFrom("jobs").selectAll().orderBy("id").execute();
       const rowsBefore = await jobRows();
       await expect(store.rebuildProjections()).rejects.toSatisfy((e) => isVerqError(e, "VERQ_EVENT_FROM_NEWER_SCHEMA"));

@@ -1,8 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { JsonObject, StreamDefinition } from "@verq/core";
-import type { AnyState } from "./model-rules.ts";
+import type { EventReader, JsonObject } from "@verq/core";
 
 /**
  * One event type's shape: its schema version and the JSON kinds of each field, by path
@@ -51,8 +50,8 @@ const KINDS = ["absent", "array", "boolean", "null", "number", "object", "string
  * The shape of each event type of `samples` under `definition` (see {@link EventShape}): the
  * same samples always give the same shapes, with fields and types in sorted order.
  */
-export function eventShapes<TState extends AnyState, TRefusal extends string>(
-  definition: StreamDefinition<TState, TRefusal>,
+export function eventShapes(
+  definition: EventReader,
   samples: EventSamples,
 ): EventShapes {
   const byType = new Map<string, JsonObject[]>();
@@ -88,8 +87,8 @@ export function eventShapes<TState extends AnyState, TRefusal extends string>(
  *
  * @example await expectEventShapes(orderStream, orderEventSamples, new URL("./order-events.snapshot.json", import.meta.url));
  */
-export async function expectEventShapes<TState extends AnyState, TRefusal extends string>(
-  definition: StreamDefinition<TState, TRefusal>,
+export async function expectEventShapes(
+  definition: EventReader,
   samples: EventSamples,
   snapshot: string | URL,
 ): Promise<EventShapesOutcome> {
@@ -140,8 +139,8 @@ export async function expectEventShapes<TState extends AnyState, TRefusal extend
 }
 
 /** Each sample as `{ type, data }`, upcast to its type's current version. */
-function* sampleEvents<TState extends AnyState, TRefusal extends string>(
-  definition: StreamDefinition<TState, TRefusal>,
+function* sampleEvents(
+  definition: EventReader,
   samples: EventSamples,
 ): Generator<{ type: string; data: unknown }> {
   if (Symbol.iterator in samples) {
