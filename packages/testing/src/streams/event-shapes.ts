@@ -50,10 +50,7 @@ const KINDS = ["absent", "array", "boolean", "null", "number", "object", "string
  * The shape of each event type of `samples` under `definition` (see {@link EventShape}): the
  * same samples always give the same shapes, with fields and types in sorted order.
  */
-export function eventShapes(
-  definition: EventReader,
-  samples: EventSamples,
-): EventShapes {
+export function eventShapes(definition: EventReader, samples: EventSamples): EventShapes {
   const byType = new Map<string, JsonObject[]>();
   for (const { type, data } of sampleEvents(definition, samples)) {
     if (typeof data !== "object" || data === null || Array.isArray(data))
@@ -139,10 +136,7 @@ export async function expectEventShapes(
 }
 
 /** Each sample as `{ type, data }`, upcast to its type's current version. */
-function* sampleEvents(
-  definition: EventReader,
-  samples: EventSamples,
-): Generator<{ type: string; data: unknown }> {
+function* sampleEvents(definition: EventReader, samples: EventSamples): Generator<{ type: string; data: unknown }> {
   if (Symbol.iterator in samples) {
     for (const event of samples as Iterable<SampleEvent>) {
       const from = event.schemaVersion ?? definition.schemaVersion(event.type);
