@@ -1,4 +1,4 @@
-import type { DeclaredCommand, DeclaredEvent, DeclaredStreamState } from "@verq/core";
+import { isVerqError, type DeclaredCommand, type DeclaredEvent, type DeclaredStreamState } from "@verq/core";
 import type { DeclaredStream, OwnProjection, VerqStore } from "@verq/store";
 import type fc from "fast-check";
 import {
@@ -21,8 +21,9 @@ import {
   type LoggedEvent,
   type ModelState,
 } from "./model-rules.ts";
+import { throughSchemas, type CommandSchemas } from "./model-schemas.ts";
 import { checkRace, type Raced } from "./model-serial.ts";
-import { commandsOf, describeStep, drawStep, type StepPlan } from "./model-steps.ts";
+import { commandsOf, describeStep, drawStep, type Step, type StepPlan } from "./model-steps.ts";
 
 /** A service's own projection under test, and how the kit reads it back. */
 export interface OwnProjectionCheck<TState> {
@@ -41,6 +42,8 @@ export interface Tally {
   accepted: number;
   refused: number;
   races: number;
+  /** Commands the store refused as `VERQ_INVALID_PAYLOAD`, nothing written: their schema refused them, or one sent with them. */
+  invalid: number;
   events: number;
   /** Accepted decisions by the machine state they ended in: how far the runs went. */
   readonly reached: Record<string, number>;
@@ -56,6 +59,8 @@ export interface RunWorld {
   readonly time: { now: number };
   readonly own: OwnProjectionCheck<AnyState> | undefined;
   readonly fencing: FencingUse | undefined;
+  /** The command schemas the stream was declared with: the model decides their output. */
+  readonly schemas: CommandSchemas | undefined;
   readonly tally: Tally;
 }
 
@@ -73,6 +78,9 @@ interface Accepted {
   readonly after: ModelState;
   readonly events: readonly DeclaredEvent[];
 }
+
+/** One stream of a step that is not a race, and its commands. */
+type StepItem = { readonly stream: number; readonly commands: readonly DeclaredCommand[] };
 
 /** Time between two steps of a run, so that the events of successive steps carry different times. */
 const STEP_MS = 1_000;
@@ -110,25 +118,22 @@ export class ModelRun {
     tally.steps += 1;
     tally.commands += commandsOf(step);
     if (step.kind === "race") return this.#race(step.stream, step.commands, scheduler, what);
-    const items =
-      step.kind === "handle"
-        ? [{ stream: step.stream, commands: step.commands }]
-        : step.items.map((i) => ({ stream: i.stream, commands: [i.command] }));
+    const items: StepItem[] =
+      step.kind === "handle" ? [step] : step.items.map((i) => ({ stream: i.stream, commands: [i.command] }));
+    // The store checks every command against its schema before it reads anything; so does the model.
+    const outputs = await Promise.all(items.map(({ commands }) => throughSchemas(this.#world.schemas, commands)));
+    if (outputs.includes(null)) return this.#refusedBySchema(step, items, what);
     // The store chains the items of one batch on the state each decision leaves; so does the model.
     const chained = new Map<string, ModelState>();
-    const decided = items.map(({ stream, commands }) => {
+    const decided = items.map(({ stream }, k) => {
+      const commands = outputs[k] as readonly DeclaredCommand[];
       const id = this.#id(stream);
       const before = chained.get(id) ?? this.#model(id).state;
       const decision = decideInModel(this.#world.definition, before, time.now, commands);
       if (decision.accepted) chained.set(id, decision.after);
       return { id, commands, before, decision };
     });
-    const [first] = this.#world.handles;
-    const answers = (await storeCall(what, () =>
-      step.kind === "handle"
-        ? first!.handle(this.#id(step.stream), step.commands).then((answer) => [answer])
-        : first!.handleMany(decided.map(({ id, commands }) => ({ id, commands }))),
-    )) as Answer[];
+    const answers = (await storeCall(what, () => this.#send(step, items))) as Answer[];
     const accepted: Accepted[] = [];
     decided.forEach(({ id, commands, before, decision }, i) => {
       const label = commands.map(describeCommand).join(", ");
@@ -194,6 +199,25 @@ export class ModelRun {
     }
   }
 
+  /** Sends a step that is not a race as drawn (the store runs the schemas), through the first store. */
+  #send(step: Step, items: readonly StepItem[]): Promise<unknown> {
+    const [first] = this.#world.handles;
+    return step.kind === "handle"
+      ? first!.handle(this.#id(step.stream), step.commands).then((answer) => [answer])
+      : first!.handleMany(items.map(({ stream, commands }) => ({ id: this.#id(stream), commands })));
+  }
+
+  /** A step with a command its schema refuses: the store must refuse it as `VERQ_INVALID_PAYLOAD`, writing nothing. */
+  async #refusedBySchema(step: Step, items: readonly StepItem[], what: string): Promise<void> {
+    const outcome: unknown = await this.#send(step, items).catch((error: unknown) => error);
+    if (!isVerqError(outcome, "VERQ_INVALID_PAYLOAD")) {
+      const got = Array.isArray(outcome) ? "it was answered" : `it threw ${String(outcome)}`;
+      throw new RuleBroken("commands", `${what}: a command its schema refuses must be VERQ_INVALID_PAYLOAD, but ${got}`);
+    }
+    this.#world.tally.invalid += items.reduce((n, item) => n + item.commands.length, 0);
+    await this.#checkStreams(new Set(items.map(({ stream }) => this.#id(stream))), what);
+  }
+
   /** Sends each of `commands` to stream `stream` on its own, all at once, and checks the outcome against some serial order. */
   async #race(stream: number, commands: readonly DeclaredCommand[], scheduler: fc.Scheduler | null, what: string): Promise<void> {
     const { handles, tally, time } = this.#world;
@@ -207,13 +231,23 @@ export class ModelRun {
     });
     if (scheduler !== null) await scheduler.waitAll();
     const settled = await Promise.allSettled(calls);
-    const raced: Raced[] = settled.map((outcome, i) => {
+    const outputs = await Promise.all(commands.map((command) => throughSchemas(this.#world.schemas, [command])));
+    const raced: Raced[] = [];
+    settled.forEach((outcome, i) => {
       const command = commands[i] as DeclaredCommand;
+      const output = outputs[i]?.[0];
       if (outcome.status === "rejected") {
         const error = outcome.reason as Error;
+        if (output === undefined && isVerqError(error, "VERQ_INVALID_PAYLOAD")) {
+          tally.invalid += 1;
+          return;
+        }
         throw new RuleBroken("store", `${describeCommand(command)}, raced on ${id}, threw: ${error.message}`, { cause: error });
       }
-      return { command, answer: outcome.value };
+      if (output === undefined) {
+        throw new RuleBroken("commands", `${describeCommand(command)}, raced on ${id}: answered, though its schema refuses it`);
+      }
+      raced.push({ command: output, answer: outcome.value });
     });
     const model = this.#model(id);
     const logged = (await readLogs(this.#world, [id])).get(id) ?? [];

@@ -20,6 +20,7 @@ import {
   type ModelRule,
   type ModelState,
 } from "./model-rules.ts";
+import type { CommandSchemas } from "./model-schemas.ts";
 import { plansArbitrary, type StepPlan } from "./model-steps.ts";
 
 /** Where the stores of a check are opened: anything with `open()`, such as a `TestDatabase`. */
@@ -47,6 +48,13 @@ export interface StreamModelOptions<TState extends AnyState, TRefusal extends st
   readonly setup?: (store: VerqStore) => Promise<void>;
   /** The service's own projection, written instead of the generic one, and how to read it back. */
   readonly projection?: OwnProjectionCheck<TState>;
+  /**
+   * The command schemas the service declares the stream with (`declareStream`'s `schemas`): the
+   * store checks each command against its type's schema and the model decides the schema's
+   * output; a command its schema refuses must be refused as `VERQ_INVALID_PAYLOAD`, nothing
+   * written (counted as `invalid`).
+   */
+  readonly schemas?: CommandSchemas;
   /** How the stream uses its holder token (needs the definition's `fencing`): which commands take it, which present it. */
   readonly fencing?: FencingUse;
   /** Runs (command sequences); 40 when not given. */
@@ -86,6 +94,8 @@ export interface StreamModelReport {
   readonly accepted: number;
   readonly refused: number;
   readonly races: number;
+  /** Commands their schema refused (and the store with them), when the check was given `schemas`. */
+  readonly invalid: number;
   readonly events: number;
   /** Accepted decisions by the machine state they ended in (states never reached are absent): how deep the runs went. */
   readonly reached: Readonly<Record<string, number>>;
@@ -167,9 +177,10 @@ export async function checkStreamModel<TState extends AnyState, TRefusal extends
     const time = { now: RUN_START_MS };
     const clock = { now: () => time.now };
     const own = options.projection as OwnProjectionCheck<AnyState> | undefined;
-    const handles = stores.map((s) => declareStream(s, definition, { clock, projection: own?.projection }));
-    const tally: Tally = { steps: 0, commands: 0, accepted: 0, refused: 0, races: 0, events: 0, reached: {} };
-    const world: RunWorld = { definition, handles, store, time, own, fencing: options.fencing, tally };
+    const { schemas } = options;
+    const handles = stores.map((s) => declareStream(s, definition, { clock, projection: own?.projection, schemas }));
+    const tally: Tally = { steps: 0, commands: 0, accepted: 0, refused: 0, races: 0, invalid: 0, events: 0, reached: {} };
+    const world: RunWorld = { definition, handles, store, time, own, fencing: options.fencing, schemas, tally };
     const prefix = `m${randomUUID().slice(0, 8)}`;
     const ids: string[] = [];
     const given = options.commands as fc.Arbitrary<DeclaredCommand> | ((state: ModelState) => fc.Arbitrary<DeclaredCommand>);
@@ -225,7 +236,8 @@ export function describeStreamModelReport(report: StreamModelReport): string {
   const races = report.races === 0 ? "" : `, ${report.races} races over ${report.connections} store(s)`;
   return (
     `${report.stream} on ${report.engine}: ${report.runs} runs, ${report.steps} steps, ${report.commands} commands ` +
-    `(${report.accepted} accepted, ${report.refused} refused), ${report.events} events${races}, seed ${report.seed}; ` +
+    `(${report.accepted} accepted, ${report.refused} refused${report.invalid === 0 ? "" : `, ${report.invalid} refused by their schema`}), ` +
+    `${report.events} events${races}, seed ${report.seed}; ` +
     `states reached: ${
       Object.entries(report.reached)
         .map(([state, n]) => `${state} ${n}`)
