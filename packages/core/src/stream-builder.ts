@@ -86,7 +86,7 @@ export function buildStreamDefinition<
             `stream type "${name}" takes no command ${describeCommandType(command.type)}`,
           );
         }
-        canonicalJson(command, "a command");
+        canonicalJson(command, "command");
         return { ...command, now };
       });
       const decision = decider(state.value, ...machineEvents);

@@ -269,7 +269,7 @@ export class DeclaredStream<TState extends JsonObject & { readonly state: string
       }
       const schema = this.#schemas[type];
       const checked = schema === undefined ? command : await validCommand(schema, type, command);
-      canonicalJson(checked, "a command");
+      canonicalJson(checked, "command");
       commands.push(checked);
     }
     return { id: item.id, commands };

@@ -80,7 +80,7 @@ export interface LoggedEvent {
 /** Canonical JSON of `value` (keys sorted), for comparing and showing states and events. */
 export function text(value: unknown): string {
   try {
-    return canonicalJson(value, "a value");
+    return canonicalJson(value, "value");
   } catch {
     return String(JSON.stringify(value));
   }
