@@ -10,7 +10,7 @@ import { QUEUE_STREAM } from "./queue.events.ts";
 import { queueStreamDefinition } from "./queue.decide.ts";
 import { SCHEDULE_STREAM } from "./schedule.events.ts";
 import { scheduleStreamDefinition } from "./schedule.decide.ts";
-import type { EventReader } from "./stream-definition.ts";
+import type { EventReader } from "./stream-types.ts";
 import type { STREAM_MACHINES, StreamType } from "./streams.ts";
 
 /** A stream type that a machine of verq's own decides (not an audit trail). */

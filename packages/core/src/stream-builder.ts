@@ -9,7 +9,7 @@ import type {
   StreamDefinition,
   StreamEventShape,
   StreamParts,
-} from "./stream-definition.ts";
+} from "./stream-types.ts";
 
 /**
  * Builds a stream type's definition from its parts, checked once: the machine against the
