@@ -75,8 +75,8 @@ export class JobWorker {
   readonly #alarm = new Alarm();
   /** Jobs the rounds under way are claiming, at most. */
   #claiming = 0;
-  /** Jobs whose outcomes the rounds under way are recording: still leased until their round commits. */
-  #recording = 0;
+  /** Leases the rounds under way release on commit beyond the jobs they claim: still held until then. */
+  #releasing = 0;
   /** Rounds under way, and rounds done. */
   #underWay = 0;
   #roundsDone = 0;
@@ -173,7 +173,7 @@ export class JobWorker {
     this.#halted = false;
     this.#claimBudget = limit;
     this.#claiming = 0;
-    this.#recording = 0;
+    this.#releasing = 0;
     this.#underWay = 0;
     this.#backlog = false;
     this.#firstLaneDone = false;
@@ -213,9 +213,8 @@ export class JobWorker {
         if (this.#outcomes.length > 0) await new Promise((resolve) => setImmediate(resolve));
         if (this.#halted) return;
         const outcomes = this.#outcomes.splice(0, MAX_BATCH_SIZE);
-        // Every lease not yet released where another session can see it: this round's own
-        // outcomes are released in the transaction that claims, the others' only when theirs commit.
-        const held = this.#inFlight + this.#waiting.length + this.#claiming + this.#recording + this.#outcomes.length;
+        // Leases held until a commit: each round under way, the more of what it claims and records.
+        const held = this.#inFlight + this.#waiting.length + this.#claiming + this.#releasing + this.#outcomes.length;
         const room = Math.min(this.#batchSize * this.#rounds - held, this.#batchSize, this.#claimBudget);
         // Claim in rounds of at least half a batch, so that commits stay shared.
         const claiming =
@@ -227,7 +226,8 @@ export class JobWorker {
         if (outcomes.length > 0 || claiming) {
           const want = claiming ? room : 0;
           this.#claiming += want;
-          this.#recording += outcomes.length;
+          const releasing = Math.max(0, outcomes.length - want);
+          this.#releasing += releasing;
           this.#claimBudget -= want;
           this.#underWay++;
           const seen = this.#roundsDone;
@@ -239,7 +239,7 @@ export class JobWorker {
           } catch (error) {
             this.#underWay--;
             this.#claiming -= want;
-            this.#recording -= outcomes.length;
+            this.#releasing -= releasing;
             this.#claimBudget += want;
             // The transaction changed nothing: keep its outcomes for the next round.
             this.#outcomes.unshift(...outcomes);
@@ -258,7 +258,7 @@ export class JobWorker {
           this.#roundsDone++;
           this.#underWay--;
           this.#claiming -= want;
-          this.#recording -= outcomes.length;
+          this.#releasing -= releasing;
           this.#claimBudget += want - claimed;
           if (claiming) this.#backlog = claimed === want;
           this.#report.claimed += claimed;
