@@ -114,23 +114,51 @@ const isCheck = (check: unknown, own: unknown, name: string): boolean =>
   check === own || (typeof check === "function" && new RegExp(`^${name}\\d*$`).test(check.name));
 
 /**
+ * The three higher-order guards, by the name XState exports each under and a JSON config writes as `type`.
+ *
+ * @internal
+ */
+export type GuardOperator = "not" | "and" | "or";
+
+/**
+ * A higher-order guard's operator and operands, or null for any other guard. It reads xstate's
+ * `not()`, `and()` and `or()` (told apart by their check) and the JSON form {@link machineJson}
+ * writes them in, `{ type: "not", params: { guards: [...] } }`.
+ *
+ * @internal
+ */
+export function guardOperator(guard: unknown): { operator: GuardOperator; operands: readonly unknown[] } | null {
+  if (typeof guard === "function") {
+    const { guards: operands, check } = guard as { guards?: readonly unknown[]; check?: unknown };
+    if (operands === undefined) return null;
+    if (isCheck(check, NOT_CHECK, "checkNot")) return { operator: "not", operands };
+    if (isCheck(check, AND_CHECK, "checkAnd")) return { operator: "and", operands };
+    if (isCheck(check, OR_CHECK, "checkOr")) return { operator: "or", operands };
+    return null;
+  }
+  if (typeof guard !== "object" || guard === null) return null;
+  const { type, params } = guard as { type?: unknown; params?: { guards?: unknown } };
+  if ((type === "not" || type === "and" || type === "or") && Array.isArray(params?.guards)) {
+    return { operator: type, operands: params.guards as unknown[] };
+  }
+  return null;
+}
+
+/**
  * A guard as written: a named guard's name, `!name` for `not(name)`, `a && b` for `and`,
- * `a || b` for `or`, `inline` for an anonymous function.
+ * `a || b` for `or` (xstate's, or their JSON form), `inline` for an anonymous function.
  *
  * @internal
  */
 export function guardName(guard: unknown): string {
-  if (typeof guard === "string") return guard;
-  if (typeof guard === "function") {
-    const { guards: operands, check } = guard as { guards?: readonly unknown[]; check?: unknown };
-    if (operands !== undefined) {
-      const names = operands.map(guardName);
-      if (isCheck(check, NOT_CHECK, "checkNot")) return `!${names.join("")}`;
-      if (isCheck(check, AND_CHECK, "checkAnd")) return names.join(" && ");
-      if (isCheck(check, OR_CHECK, "checkOr")) return names.join(" || ");
-    }
-    return guard.name || "inline";
+  const higher = guardOperator(guard);
+  if (higher !== null) {
+    const names = higher.operands.map(guardName);
+    if (higher.operator === "not") return `!${names.join("")}`;
+    return names.join(higher.operator === "and" ? " && " : " || ");
   }
+  if (typeof guard === "string") return guard;
+  if (typeof guard === "function") return guard.name || "inline";
   if (typeof guard === "object" && guard !== null && "type" in guard) return String(guard.type);
   return "inline";
 }

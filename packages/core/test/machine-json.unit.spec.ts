@@ -1,67 +1,79 @@
+import { createActor, createMachine, type AnyStateMachine } from "xstate";
 import { describe, expect, it } from "vitest";
-import { VERQ_MACHINES, machineJson, type VerqMachineName } from "../src/index.ts";
+import { VERQ_MACHINES, machineGraph, machineJson, type VerqMachineName } from "../src/index.ts";
+import { sampleMachine } from "./machine-sample.ts";
 
 const NAMES = Object.keys(VERQ_MACHINES) as VerqMachineName[];
 
-type Json = Record<string, unknown>;
-
-/** A copy of `value` without the keys `drop` says to leave out. */
-function without(value: unknown, drop: (key: string, value: unknown) => boolean): unknown {
-  if (Array.isArray(value)) return value.map((v) => without(v, drop));
-  if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([k, v]) => !drop(k, v))
-      .map(([k, v]) => [k, without(v, drop)]),
-  );
+interface TransitionJson {
+  readonly target?: string;
+  readonly guard?: unknown;
+  readonly actions?: readonly unknown[];
+  readonly reenter?: boolean;
 }
 
+interface NodeJson {
+  readonly id?: string;
+  readonly initial?: unknown;
+  readonly on?: Record<string, readonly TransitionJson[]>;
+  readonly always?: readonly TransitionJson[];
+  readonly states?: Record<string, NodeJson>;
+}
+
+const parse = (machine: AnyStateMachine) => JSON.parse(machineJson(machine)) as NodeJson;
+
 describe("machineJson", () => {
-  it.each(NAMES)("holds all of the %s machine's toJSON() as JSON writes it", (name) => {
-    const written = JSON.parse(machineJson(VERQ_MACHINES[name])) as Json;
-    const bare = JSON.parse(JSON.stringify(VERQ_MACHINES[name].toJSON())) as Json;
-    // What machineJson adds: eventless transitions, and the guards that bare JSON drops.
-    const added = (key: string, value: unknown) => key === "always" || (key === "guard" && typeof value === "string");
-    expect(without(written, added)).toEqual(without(bare, (key) => key === "guard"));
-    // Every guard bare JSON kept is kept as it was.
-    expect(
-      JSON.stringify(bare)
-        .match(/"guard":"[^"]*"/g)
-        ?.every((g) => JSON.stringify(written).includes(g)),
-    ).toBe(true);
+  it.each(NAMES)("writes the %s machine as a config createMachine builds into the same states and transitions", (name) => {
+    const config = parse(VERQ_MACHINES[name]);
+    expect(config.id).toBe(name);
+    expect(typeof config.initial).toBe("string");
+    const rebuilt = createMachine(config as never);
+    expect(machineGraph(rebuilt)).toEqual(machineGraph(VERQ_MACHINES[name]));
+    // A started actor finds its initial state (a `toJSON()` initial, an object, does not).
+    const actor = createActor(rebuilt).start();
+    expect(actor.getSnapshot().value).toBe(machineGraph(VERQ_MACHINES[name]).initial);
+    actor.stop();
   });
 
-  it("writes a guard built by not() as its name instead of dropping it, and keeps action params", () => {
-    const job = JSON.parse(machineJson(VERQ_MACHINES.job)) as {
-      states: Record<string, { on: Record<string, { guard?: string; actions: unknown[] }[]> }>;
-    };
-    const finish = job.states.leased?.on["job.finish"] ?? [];
+  it("writes a negated guard as a not guard naming its operand, and keeps action params and reenter", () => {
+    const leased = parse(VERQ_MACHINES.job).states?.leased;
+    const finish = leased?.on?.["job.finish"] ?? [];
     expect(finish.map((t) => t.guard)).toEqual([
-      "!tokenMatches",
+      { type: "not", params: { guards: ["tokenMatches"] } },
       "outcomeIsOk",
       "outcomeIsPermanent",
       "attemptsExhausted",
       "nextRunAtOrPastDeadline",
       undefined,
     ]);
+    expect(finish.map((t) => t.target)).toEqual([undefined, "done", "dead", "dead", "dead", "pending"]);
     expect(finish[2]?.actions).toEqual([{ type: "die", params: { reason: "permanent" } }]);
     expect(finish[0]?.actions).toEqual([{ type: "refuse", params: { refusal: "stale-token" } }]);
+    expect(leased?.on?.["job.claim"]?.at(-1)).toEqual({ target: "leased", reenter: true, actions: ["expireLease", "claim"] });
   });
 
-  it("adds the eventless transitions that toJSON() leaves out, in the form of `on`", () => {
-    const message = JSON.parse(machineJson(VERQ_MACHINES.message)) as {
-      states: Record<string, { always?: { guard?: string; target?: string[]; source: string }[] }>;
-    };
-    const bare = JSON.parse(JSON.stringify(VERQ_MACHINES.message.toJSON())) as typeof message;
-    expect(bare.states.processing?.always).toBeUndefined();
-    expect(message.states.processing?.always?.map((t) => [t.guard, t.target])).toEqual([
-      ["rejects", ["#message.error"]],
-      ["isDuplicate", ["#message.done"]],
-      ["isRecorded", ["#message.done"]],
+  it("writes eventless transitions as each state's `always` list", () => {
+    const states = parse(VERQ_MACHINES.message).states;
+    expect(states?.processing?.always?.map((t) => [t.guard, t.target])).toEqual([
+      ["rejects", "error"],
+      ["isDuplicate", "done"],
+      ["isRecorded", "done"],
       ["isSettling", undefined],
     ]);
-    expect(message.states.processing?.always?.[0]?.source).toBe("#message.processing");
-    expect(message.states.done?.always).toBeUndefined();
+    expect(states?.done?.always).toBeUndefined();
+  });
+
+  it("names a root transition's target as a child (`.key`), and keeps odd ids and state names", () => {
+    const config = parse(sampleMachine);
+    expect(config.on?.stop).toEqual([{ target: ".done state", actions: ["bump"] }]);
+    expect(config.states?.idle?.on?.go?.[1]?.guard).toEqual({ type: "not", params: { guards: ["ready"] } });
+    expect(machineGraph(createMachine(config as never))).toEqual(machineGraph(sampleMachine));
+  });
+
+  it("writes a static context, and leaves out a context computed from the input", () => {
+    const counter = createMachine({ id: "counter", context: { n: 1 }, initial: "a", states: { a: { type: "final" } } });
+    expect(parse(counter)).toEqual({ id: "counter", context: { n: 1 }, initial: "a", states: { a: { type: "final" } } });
+    expect(parse(VERQ_MACHINES.job)).not.toHaveProperty("context");
   });
 
   it("ends with one line break", () => {

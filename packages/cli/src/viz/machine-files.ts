@@ -12,7 +12,7 @@ import {
   type VerqMachineName,
 } from "@verq/core";
 
-/** What a machine is written as: its `toJSON()`, its Mermaid diagram, its visualizer module. */
+/** What a machine is written as: its machine config in JSON, its Mermaid diagram, its visualizer module. */
 export type MachineFileKind = "json" | "mermaid" | "source";
 
 /** Any XState machine, as @verq/core types its own (the CLI does not depend on xstate itself). */
