@@ -1,6 +1,7 @@
 import type { Scenario } from "../scenario.ts";
 import { bullmqScenarios } from "./bullmq.ts";
 import { cliStartScenarios } from "./cli-start.ts";
+import { dashboardScenarios } from "./dashboard-pages.ts";
 import { fileScenarios } from "./files.ts";
 import { graphileWorkerScenarios } from "./graphile-worker.ts";
 import { pgBossScenarios } from "./pg-boss.ts";
@@ -21,6 +22,7 @@ export function allScenarios(): Scenario[] {
     ...relayScenarios(),
     ...fileScenarios(),
     ...cliStartScenarios(),
+    ...dashboardScenarios(),
     ...rawSqliteScenarios(),
     ...schemaReplayScenarios(),
     ...plainjobScenarios(),

@@ -7,8 +7,9 @@
 // native better-sqlite3, pg (loaded only for a PostgreSQL store), and fastify, undici, zod,
 // prom-client and cli-progress, which only the commands that serve or call HTTP, read messages,
 // serve metrics or draw a progress bar load, and pino, which only the commands that log load (and
-// whose transports, unused by verq, run in worker threads that load their own files). See
-// docs/adr/0010-cli-start.md.
+// whose transports, unused by verq, run in worker threads that load their own files). And
+// @opentelemetry/api, an optional peer: verq resolves it at run time, once, and traces nothing
+// when it is not installed (docs/tracing.md). See docs/adr/0010-cli-start.md.
 import { bundleCli } from "./cli-bundle.mjs";
 
 await bundleCli({ outdir: "dist" });

@@ -4,7 +4,18 @@
 import { build } from "esbuild";
 
 /** Left to the installed packages (bundle-cli.mjs says why); everything else is bundled. */
-const CLI_EXTERNALS = ["better-sqlite3", "pg", "commander", "fastify", "undici", "zod", "prom-client", "cli-progress", "pino"];
+const CLI_EXTERNALS = [
+  "better-sqlite3",
+  "pg",
+  "commander",
+  "fastify",
+  "undici",
+  "zod",
+  "prom-client",
+  "cli-progress",
+  "pino",
+  "@opentelemetry/api",
+];
 
 /**
  * Bundles src/bin.ts (relative to the package) into `outdir`: `bin.js` and its chunks.

@@ -1,9 +1,19 @@
 import { isIP } from "node:net";
 import { VerqError } from "@verq/core";
-import { createDashboardServer } from "@verq/adapters/dashboard";
+import { createDashboardServer, loadCredentials } from "@verq/adapters/dashboard";
+import { createHttpCoreClient } from "@verq/adapters/relay";
 import { openQueue } from "@verq/adapters/files";
 import { openLogger, parseLogLevel } from "./cli-logger.ts";
-import { READ_ONLY, listenOn, parseRequestTimeout, parseWholeNumber, runCommand, untilStopSignal, withStore } from "./common.ts";
+import {
+  READ_ONLY,
+  listenOn,
+  parseDuration,
+  parseRequestTimeout,
+  parseWholeNumber,
+  runCommand,
+  untilStopSignal,
+  withStore,
+} from "./common.ts";
 import type { LogLevelOptions, RequestTimeoutOptions } from "./options.ts";
 import type { CliContext } from "./output.ts";
 import { loadStreams, type StreamsOptions } from "./streams-module.ts";
@@ -14,6 +24,12 @@ export interface DashboardOptions extends LogLevelOptions, RequestTimeoutOptions
   readonly port: string;
   readonly host: string;
   readonly files?: string;
+  readonly authFile?: string;
+  readonly secureCookie?: boolean;
+  readonly core?: string;
+  readonly coreTimeout: string;
+  readonly minAge: string;
+  readonly maxAttempts: string;
 }
 
 /** `--host`: an IPv4 or IPv6 address, or `localhost`; anything else is `VERQ_INVALID_ARGUMENT` (exit 2). */
@@ -35,6 +51,22 @@ export const dashboard = (context: CliContext, o: DashboardOptions): Promise<voi
     const requestTimeout = parseRequestTimeout(o.requestTimeout);
     const filesRoot = o.files === undefined ? undefined : openQueue(o.files).root;
     const streams = await loadStreams(o.streams);
+    // Never from the command line: a secret there is in every user's process list.
+    const credentials = loadCredentials({ file: o.authFile, env: process.env });
+    if (o.core !== undefined && credentials === null) {
+      throw new VerqError("VERQ_INVALID_ARGUMENT", "--core is for operators who log in: give credentials too (--auth-file)");
+    }
+    const core =
+      o.core === undefined
+        ? undefined
+        : {
+            client: createHttpCoreClient({
+              url: o.core,
+              timeoutMs: parseDuration(o.coreTimeout, "--core-timeout", { min: 1, max: 86_400_000 }),
+            }),
+            minAgeMs: parseDuration(o.minAge, "--min-age"),
+            maxAttempts: parseWholeNumber(o.maxAttempts, "--max-attempts", { min: 1 }),
+          };
     return withStore(
       o.db,
       async (store) => {
@@ -45,9 +77,15 @@ export const dashboard = (context: CliContext, o: DashboardOptions): Promise<voi
           requestTimeout,
           streams,
           ...(filesRoot === undefined ? {} : { filesRoot }),
+          ...(credentials === null ? {} : { auth: { credentials, secureCookie: o.secureCookie === true } }),
+          ...(core === undefined ? {} : { core }),
         });
         const address = await listenOn(app, port, host);
-        context.io.out(`dashboard on ${address}/ (read-only; SIGINT or SIGTERM stops it)`);
+        const mode =
+          credentials === null
+            ? "read-only"
+            : `operators log in at ${address}/login to act${core === undefined ? "" : "; ledger acts call the core"}`;
+        context.io.out(`dashboard on ${address}/ (${mode}; SIGINT or SIGTERM stops it)`);
         await untilStopSignal();
         await app.close();
       },

@@ -26,6 +26,8 @@ export const VERQ_ERROR_CODES = [
   "VERQ_BULK_RUNNING",
   "VERQ_LOCK_LOST",
   "VERQ_UNKNOWN_QUEUE",
+  "VERQ_JOB_CHANGED",
+  "VERQ_ENTRY_CHANGED",
   // The store.
   "VERQ_VERSION_CONFLICT",
   "VERQ_STORE_BUSY",
@@ -71,6 +73,11 @@ export const VERQ_ERROR_CODES = [
   "VERQ_INVALID_HEADER",
   "VERQ_MISSING_IDEMPOTENCY_KEY",
   "VERQ_INVALID_IDEMPOTENCY_KEY",
+  // The dashboard's login and forms.
+  "VERQ_UNAUTHENTICATED",
+  "VERQ_LOGIN_THROTTLED",
+  "VERQ_FORBIDDEN",
+  "VERQ_FORM_USED",
   // A server that cannot listen.
   "VERQ_PORT_IN_USE",
   // Anything else: a bug or a thrown non-error.

@@ -105,6 +105,7 @@ export {
   type JobState,
   type JobStreamState,
   type NewJob,
+  type TraceContext,
 } from "./job.types.ts";
 export {
   lockCommands,

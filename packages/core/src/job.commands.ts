@@ -1,6 +1,6 @@
 import type { JobFailure } from "./job.failure.ts";
 import type { JsonValue } from "./json.ts";
-import type { FinishOutcome } from "./job.types.ts";
+import type { FinishOutcome, TraceContext } from "./job.types.ts";
 import type { QueueLoad } from "./queue.types.ts";
 
 /**
@@ -26,6 +26,8 @@ export interface EnqueueCommand {
   readonly priority?: number;
   /** The job's kind, which routes it to its handler; none when absent (see `checkKindName`). */
   readonly kind?: string;
+  /** The trace the enqueue ran in, stored with the job; a repeated enqueue's does not matter. */
+  readonly traceContext?: TraceContext;
   readonly now: number;
 }
 

@@ -1,6 +1,6 @@
 import type { JobFailure } from "./job.failure.ts";
 import type { JsonValue } from "./json.ts";
-import type { DeadReason, JobState } from "./job.types.ts";
+import type { DeadReason, JobState, TraceContext } from "./job.types.ts";
 
 /** The stream type under which job events are stored. */
 export const JOB_STREAM = "job";
@@ -28,6 +28,8 @@ export interface JobEnqueued {
     readonly priority?: number;
     /** The job's kind; absent for a job enqueued without one. */
     readonly kind?: string;
+    /** The trace the job was enqueued in; absent for a job enqueued outside any. */
+    readonly traceContext?: TraceContext;
     readonly at: number;
   };
 }

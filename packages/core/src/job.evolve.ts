@@ -36,6 +36,7 @@ export function evolveJob(job: JobStreamState, event: JobEvent): Job {
       enqueuedAt: d.at,
       updatedAt: d.at,
       version: 1,
+      ...(d.traceContext === undefined ? {} : { traceContext: d.traceContext }),
     };
   }
   if (job.state === "new") throw new Error(`${event.type} before job.enqueued`);

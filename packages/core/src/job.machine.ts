@@ -155,6 +155,7 @@ export const jobMachine = setup({
           queue,
           priority,
           ...(event.kind === undefined ? {} : { kind: event.kind }),
+          ...(event.traceContext === undefined ? {} : { traceContext: event.traceContext }),
           at: now,
         }),
       );

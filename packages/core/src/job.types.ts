@@ -59,6 +59,8 @@ export interface Job {
   readonly kind: string | null;
   /** What the job's last failed attempt failed with (identifiers only), or `null` if none failed; kept after a redrive. */
   readonly lastFailure: RecordedFailure | null;
+  /** The trace the job was enqueued in, if any: its handling continues that trace. Absent for one enqueued outside any. */
+  readonly traceContext?: TraceContext;
   /** How many times a claim took the job over from a worker whose lease had expired, over the job's whole life. */
   readonly leaseExpiries: number;
   readonly enqueuedAt: number;
@@ -97,6 +99,16 @@ export interface ArchivedJob {
 
 /** What the job machine decides from: a stream with no events yet ({@link NewJob}) or a job. */
 export type JobStreamState = NewJob | Job;
+
+/**
+ * A W3C trace context as a propagator writes it (`traceparent`, and `tracestate` when the trace
+ * has one): where the enqueue was in its caller's trace. Observation only: no rule reads it.
+ */
+export interface TraceContext {
+  /** `00-<trace id, 32 hex>-<parent span id, 16 hex>-<flags, 2 hex>`. */
+  readonly traceparent: string;
+  readonly tracestate?: string;
+}
 
 /** The blank state of the job stream `id` (see {@link NewJob}), with the archive row of a job pruned under it, if any. */
 export function newJob(id: string, archived: ArchivedJob | null = null): NewJob {

@@ -26,6 +26,8 @@ import { handleMany, WITNESSED, type StreamProjection } from "./command-path.ts"
 import { GroupCommit } from "./group-commit.ts";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
+import type { SeenVersion } from "./jobs/job-operations.ts";
+import { checkSeenVersion, entryUnchangedSince } from "./guid-seen-version.ts";
 import { purgeGuids, type PurgeResult } from "./guid-purge.ts";
 import { commitGuidCreations, guidStream, stored, type GuidChange } from "./streams/guid-stream.ts";
 import { readLedgerAudit } from "./sql/ledger/readLedgerAudit.ts";
@@ -60,6 +62,8 @@ const claimByInsert: GuidClaimer = (store, creations) =>
 interface ChangeRequest {
   readonly guid: string;
   readonly command: (now: number) => GuidCommand;
+  /** The version of the entry the operator saw, for an operator's change (see {@link SeenVersion}). */
+  readonly expectedVersion?: number | undefined;
 }
 
 /** What a batched change gave one request; `missing` when the ledger has no entry for the GUID. */
@@ -212,16 +216,24 @@ export class GuidLedger {
     return this.#decide(entry, probe).accepted;
   }
 
-  /** Settles an UNKNOWN entry with the inquiry's answer: found → DONE, not found → FAILED (SPEC G5). */
-  async resolve(guid: string, answer: InquiryAnswer, minAgeMs: number): Promise<LedgerChange> {
+  /**
+   * Settles an UNKNOWN entry with the inquiry's answer: found → DONE, not found → FAILED (SPEC G5).
+   * Given the version the operator saw (`expectedVersion`), an entry that moved on since is
+   * refused with `VERQ_ENTRY_CHANGED`, changing nothing.
+   */
+  async resolve(guid: string, answer: InquiryAnswer, minAgeMs: number, seen: SeenVersion = {}): Promise<LedgerChange> {
     checkDuration(minAgeMs, "the min age");
-    return this.#change(guid, (now) => guidCommands.resolve({ answer, minAgeMs, now }));
+    return this.#change(guid, (now) => guidCommands.resolve({ answer, minAgeMs, now }), false, seen);
   }
 
-  /** FAILED → SENT for a reprocess with the same GUID, below `maxAttempts` (SPEC G6). */
-  async reprocess(guid: string, maxAttempts: number): Promise<LedgerChange> {
+  /**
+   * FAILED → SENT for a reprocess with the same GUID, below `maxAttempts` (SPEC G6). Given the
+   * version the operator saw (`expectedVersion`), an entry that moved on since is refused with
+   * `VERQ_ENTRY_CHANGED`, changing nothing.
+   */
+  async reprocess(guid: string, maxAttempts: number, seen: SeenVersion = {}): Promise<LedgerChange> {
     checkMaxAttempts(maxAttempts);
-    return this.#change(guid, (now) => guidCommands.reprocess({ maxAttempts, now }));
+    return this.#change(guid, (now) => guidCommands.reprocess({ maxAttempts, now }), false, seen);
   }
 
   /**
@@ -297,13 +309,33 @@ export class GuidLedger {
   /**
    * One change of `guid`'s existing entry, decided by the guid machine on the command path in
    * the next group-commit batch: changes that arrive together share one transaction, each
-   * decided exactly as if it were alone, in arrival order.
+   * decided exactly as if it were alone, in arrival order. An operator's change given the version
+   * they saw has a transaction of its own, so that its refusal rolls back nothing but itself.
    */
   async #change(guid: string, command: (now: number) => GuidCommand): Promise<LedgerChange>;
   async #change(guid: string, command: (now: number) => GuidCommand, missingIsNull: true): Promise<LedgerChange | null>;
-  async #change(guid: string, command: (now: number) => GuidCommand, missingIsNull = false): Promise<LedgerChange | null> {
+  async #change(
+    guid: string,
+    command: (now: number) => GuidCommand,
+    missingIsNull: false,
+    seen: SeenVersion,
+  ): Promise<LedgerChange>;
+  async #change(
+    guid: string,
+    command: (now: number) => GuidCommand,
+    missingIsNull = false,
+    seen: SeenVersion = {},
+  ): Promise<LedgerChange | null> {
     checkGuid(guid);
-    const outcome = await this.#changes.submit({ guid, command });
+    const { expectedVersion } = seen;
+    checkSeenVersion(expectedVersion);
+    const request = { guid, command, expectedVersion };
+    const outcome =
+      expectedVersion === undefined
+        ? await this.#changes.submit(request)
+        : ((await this.#store.transaction((trx) => this.#changeMany(trx, [request]), undefined, WITNESSED))[0] ?? {
+            accepted: "missing" as const,
+          });
     if (outcome.accepted !== "missing") return outcome;
     if (missingIsNull) return null;
     throw unknownGuidError(guid);
@@ -319,7 +351,9 @@ export class GuidLedger {
     const now = this.#clock.now();
     const items = requests.map((r) => ({ id: r.guid, commands: [r.command(now)] }));
     const decided = await handleMany(trx, this.#store.dialect, this.#stream, this.#decide, items, newGuidEntry);
-    return decided.map(({ before, decision }): ChangeOutcome => {
+    return decided.map(({ before, decision }, i): ChangeOutcome => {
+      // After the decision, so that the transaction it is thrown in rolls back whatever was decided.
+      entryUnchangedSince(requests[i]?.expectedVersion, before);
       if (decision.accepted) return { accepted: true, entry: decision.after };
       if (decision.refusal === "unknown-guid") return { accepted: "missing" };
       return { accepted: false, refusal: decision.refusal, entry: stored(before) };

@@ -15,7 +15,7 @@ export { MAX_BATCH_SIZE, type ClaimCandidates, type JobQueueOptions, type Redriv
 export { type EnqueueInput, type EnqueueOptions, type EnqueueResult } from "./jobs/enqueue-jobs.ts";
 export { MAX_CLAIM_QUEUES, type ClaimOptions, type ClaimedJob, type LeaseExpiry } from "./jobs/claim-jobs.ts";
 export { type FailureInput, type FinishInput, type RecordInput, type RunOnceResult, type Sender } from "./jobs/finish-jobs.ts";
-export { type CancelResult, type RedriveRecord } from "./jobs/job-operations.ts";
+export { type CancelResult, type RedriveRecord, type SeenVersion } from "./jobs/job-operations.ts";
 export type { SetQueueLimitResult } from "./queue-limits.ts";
 export { MAX_PRUNE_BATCH, type PruneOptions, type PruneResult } from "./job-retention.ts";
 export {
@@ -32,6 +32,18 @@ export { JobWorker } from "./jobs/job-worker.ts";
 export type { DrainOptions, JobWorkerOptions, JobWorkerReport, JobWorkerResult } from "./jobs/job-worker-options.ts";
 export { MAX_WORKER_ROUNDS } from "./jobs/job-worker-options.ts";
 export { errorFields, silentLogger, stderrLogger, type LogFn, type VerqLogger } from "./verq-logger.ts";
+export {
+  VERQ_TRACER_VERSION,
+  traceContextOf,
+  verqTracing,
+  type SpanAttributeValue,
+  type SpanAttributes,
+  type SpanOptions,
+  type TraceParent,
+  type VerqSpan,
+  type VerqSpanKind,
+  type VerqTracing,
+} from "./verq-tracing.ts";
 export type { VerqDatabase } from "./schema.ts";
 export {
   JOB_STATS_NONE,
@@ -84,6 +96,9 @@ export {
 export { Schedules, type FiredSlot, type ScheduleInput, type ScheduleResult, type SchedulesOptions } from "./schedules.ts";
 export { OperatorLocks, type AcquireResult, type HeldLock, type OperatorLocksOptions } from "./operator-locks.ts";
 export type { DeadCursor, DeadFilter } from "./sql/jobs/selectDeadPage.ts";
+export type { JobsPageFilter } from "./sql/jobs/selectJobsPage.ts";
+export type { JobsPage } from "./jobs/job-reads.ts";
+export { OPEN_LEDGER_STATES, OperatorPages, type LedgerPage } from "./operator-pages.ts";
 export type { OrderCheck, OrderProblem } from "./sql/files/checkMessageOrder.ts";
 export type { MessageDuplicate } from "./sql/files/selectMessageDuplicates.ts";
 export type { MessageStats } from "./sql/files/selectMessageStats.ts";

@@ -56,6 +56,8 @@ export interface JobsTable {
   kind: string | null;
   /** The job's last failure as JSON (`RecordedFailure`: identifiers only), or `null` (migration 011). */
   last_failure: string | null;
+  /** The W3C trace context the job was enqueued in, as JSON (`TraceContext`), or `null` (migration 014). */
+  trace_context: string | null;
 }
 
 /** The `redrives` projection: the audit trail of SPEC J6, one row per `job.redriven` event. */

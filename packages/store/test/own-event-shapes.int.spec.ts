@@ -1,8 +1,11 @@
 import { JOB_EVENT_TYPES, ManualClock, decideJob, jobCommands, jobStreamDefinition, type StoredShape } from "@verq/core";
 import { expectEventShapes } from "@verq/testing";
+import { ROOT_CONTEXT, TraceFlags, context, trace } from "@opentelemetry/api";
+import { TraceState } from "@opentelemetry/core";
 import { describe, expect, it } from "vitest";
 import { readAllEvents } from "../src/index.ts";
 import { freshStores } from "./helpers/fresh-store.ts";
+import { inMemoryTracing, stopTracing } from "./helpers/in-memory-tracing.ts";
 import { buildEveryState, deterministicQueue, runRandomWorkload } from "./helpers/workload.ts";
 
 /*
@@ -23,6 +26,21 @@ describe("the shapes of verq's own job events", () => {
     const failing = await queue.claim("worker-f");
     if (failing?.id !== "failed-once") throw new Error("the job of priority 100 was not claimed first");
     await queue.fail(failing.id, failing.token, new TypeError("bad input"));
+    // One job enqueued in a trace (with a tracestate) stores its trace context; the others none.
+    inMemoryTracing();
+    try {
+      const traceState = new TraceState("congo=t61rcWkgMzE");
+      const spanContext = {
+        traceId: "0af7651916cd43dd8448eb211c80319c",
+        spanId: "b7ad6b7169203331",
+        traceFlags: TraceFlags.SAMPLED,
+      };
+      const caller = trace.setSpanContext(ROOT_CONTEXT, { ...spanContext, traceState });
+      await context.with(caller, () => queue.enqueue({ id: "traced", payload: { sku: "y" } }));
+    } finally {
+      stopTracing();
+    }
+    if ((await queue.get("traced"))?.traceContext?.tracestate !== "congo=t61rcWkgMzE") throw new Error("no trace context stored");
     // A payload's own fields are the service's, not the event's: each sample keeps only that it has one.
     const samples: StoredShape[] = (await readAllEvents(store.db, "job")).map(({ type, data, schemaVersion }) => ({
       type,

@@ -9,6 +9,10 @@ header { display: flex; align-items: baseline; gap: 1.5rem; padding: .8rem 1.5re
 header h1 { margin: 0; font-size: 1.2rem; }
 header a { color: #fff; }
 header .meta { margin-left: auto; color: #c9d1d9; font-size: .85rem; }
+nav#nav { display: flex; gap: 1.2rem; padding: .45rem 1.5rem; background: var(--paper); border-bottom: 1px solid var(--line); }
+nav#nav a { text-decoration: none; font-weight: 600; }
+.filters { display: flex; flex-wrap: wrap; gap: .3rem .8rem; align-items: baseline; margin: .2rem 0 .6rem; }
+.pager { display: flex; gap: 1.2rem; margin: .6rem 0 0; }
 main { padding: 1rem 1.5rem 2rem; max-width: 1400px; }
 section { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: .8rem 1.1rem 1rem; margin: 0 0 1rem; }
 h2 { font-size: 1.05rem; margin: .2rem 0 .6rem; }

@@ -1,5 +1,5 @@
 /**
- * `@verq/adapters/dashboard`: the read-only dashboard (jobs, the ledger, the file queue, the
+ * `@verq/adapters/dashboard`: the dashboard (jobs, the ledger, the file queue, the
  * stream types a service declared, a stream's timeline and the machines' diagrams), as a plugin
  * for the service's own Fastify app or as a server of its own. Its diagrams are laid out by
  * @dagrejs/dagre, a peer dependency the service installs when it mounts the dashboard.
@@ -10,3 +10,7 @@
  */
 export { dashboardPlugin, type DashboardPluginOptions } from "./dashboard-plugin.ts";
 export { createDashboardServer, type DashboardServerOptions } from "./dashboard-server.ts";
+export { loadCredentials, MIN_SECRET_LENGTH, type DashboardCredentials } from "./auth/credentials.ts";
+export type { DashboardAuthOptions } from "./auth/dashboard-auth.ts";
+export type { SessionLifetimes } from "./auth/sessions.ts";
+export type { DashboardCoreOptions } from "./auth/ledger-actions.ts";

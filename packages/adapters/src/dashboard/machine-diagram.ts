@@ -40,7 +40,7 @@ interface LayoutGraph {
   setGraph(label: Record<string, unknown>): void;
   setDefaultEdgeLabel(label: () => Record<string, unknown>): void;
   setNode(name: string, label: { width: number; height: number }): void;
-  setEdge(source: string, target: string, label: { width: number; height: number; labelpos: "c" }): void;
+  setEdge(source: string, target: string, label: { width: number; height: number; labelpos: "r"; labeloffset: number }): void;
   node(name: string): Point;
   edge(source: string, target: string): { points?: Point[]; x?: number; y?: number };
   graph(): { width?: number; height?: number };
@@ -50,10 +50,67 @@ const dagre = dagreModule as unknown as { Graph: new () => LayoutGraph; layout: 
 
 const NODE_WIDTH = 132;
 const NODE_HEIGHT = 50;
-const LINE_HEIGHT = 14;
+/** Apart from one label line to the next: more than the line box of an 11px monospace font (13px in Chromium's). */
+const LINE_HEIGHT = 16;
 /** The width of one character of the labels' monospace font at 11px. */
 const CHAR_WIDTH = 6.7;
 const MARGIN = 12;
+/** The least room between two label blocks, and between a label block and a state. */
+const LABEL_GAP = 6;
+/** How far beside its arrow a label block is placed. */
+const LABEL_OFFSET = 8;
+
+/** An axis-aligned box by its centre and size. */
+interface Box {
+  x: number;
+  y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** How far `a` and `b` (with {@link LABEL_GAP} between them) overlap on each axis; a negative value on either: apart. */
+const overlap = (a: Box, b: Box): { x: number; y: number } => ({
+  x: (a.width + b.width) / 2 + LABEL_GAP - Math.abs(a.x - b.x),
+  y: (a.height + b.height) / 2 + LABEL_GAP - Math.abs(a.y - b.y),
+});
+
+/**
+ * Moves label blocks until no two overlap and none covers a state: each overlapping pair is
+ * pushed apart along the axis where it overlaps least (a block is pushed off a state, which
+ * stays). dagre reserves room for each label, but places it on its arrow, where several arrows'
+ * labels can meet; the moves are small and end when nothing overlaps (the blocks are few).
+ */
+function separateLabels(labels: readonly Box[], states: readonly Box[]): void {
+  for (let round = 0; round < 500; round++) {
+    let moved = false;
+    for (let i = 0; i < labels.length; i++) {
+      const a = labels[i]!;
+      for (const b of [...labels.slice(i + 1), ...states]) {
+        const o = overlap(a, b);
+        if (o.x <= 0 || o.y <= 0) continue;
+        moved = true;
+        const fixed = states.includes(b);
+        const share = fixed ? 1 : 0.5;
+        if (o.y <= o.x) {
+          const dir = a.y < b.y || (a.y === b.y && !fixed) ? -1 : 1;
+          a.y += dir * o.y * share;
+          if (!fixed) b.y -= dir * o.y * share;
+        } else {
+          const dir = a.x < b.x ? -1 : 1;
+          a.x += dir * o.x * share;
+          if (!fixed) b.x -= dir * o.x * share;
+        }
+      }
+    }
+    if (!moved) return;
+  }
+}
+
+/** The size of an arrow's label block: its longest line wide, one {@link LINE_HEIGHT} per line. */
+const labelSize = (lines: readonly string[]) => ({
+  width: Math.max(...lines.map((l) => l.length)) * CHAR_WIDTH + 8,
+  height: lines.length * LINE_HEIGHT + 4,
+});
 
 /** The label of one transition: its event and, when guarded, the guard as written. */
 export const transitionLabel = (t: MachineGraphEdge): string => (t.guard === null ? t.event : `${t.event} [${t.guard}]`);
@@ -82,8 +139,8 @@ export function layoutMachine(name: string, graph: MachineGraph): MachineLayout 
     groups.set(key, group);
   }
   for (const { source, target, lines } of groups.values()) {
-    const width = Math.max(...lines.map((l) => l.length)) * CHAR_WIDTH + 8;
-    g.setEdge(source, target, { width, height: lines.length * LINE_HEIGHT + 4, labelpos: "c" });
+    // Beside the arrow rather than over it: an arrow with several transitions keeps its line clear.
+    g.setEdge(source, target, { ...labelSize(lines), labelpos: "r", labeloffset: LABEL_OFFSET });
   }
   dagre.layout(g);
   const nodes = new Map<string, Point>();
@@ -91,12 +148,39 @@ export function layoutMachine(name: string, graph: MachineGraph): MachineLayout 
     const { x, y } = g.node(state);
     nodes.set(state, { x, y });
   }
-  const edges: DrawnEdge[] = [...groups.values()].map(({ source, target, lines }) => {
+  const placed = [...groups.values()].map(({ source, target, lines }) => {
     const e = g.edge(source, target);
-    return { source, target, lines, points: e.points ?? [], labelAt: { x: e.x ?? 0, y: e.y ?? 0 } };
+    return { source, target, lines, points: e.points ?? [], box: { x: e.x ?? 0, y: e.y ?? 0, ...labelSize(lines) } };
   });
-  const size = g.graph();
-  return { name, graph, width: Math.ceil(size.width ?? 0), height: Math.ceil(size.height ?? 0), nodes, edges, staying };
+  const states = [...nodes.values()].map((p) => ({ x: p.x, y: p.y, width: NODE_WIDTH, height: NODE_HEIGHT }));
+  separateLabels(
+    placed.map((e) => e.box),
+    states,
+  );
+  // The drawing grows (and moves) to hold every state, arrow and label block with its margin.
+  const boxes = [...states, ...placed.map((e) => e.box)];
+  const xs = [
+    ...boxes.flatMap((b) => [b.x - b.width / 2, b.x + b.width / 2]),
+    ...placed.flatMap((e) => e.points.map((p) => p.x)),
+  ];
+  const ys = [
+    ...boxes.flatMap((b) => [b.y - b.height / 2, b.y + b.height / 2]),
+    ...placed.flatMap((e) => e.points.map((p) => p.y)),
+  ];
+  const dx = MARGIN - Math.min(...xs);
+  const dy = MARGIN - Math.min(...ys);
+  const shift = (p: Point): Point => ({ x: p.x + dx, y: p.y + dy });
+  for (const [state, p] of nodes) nodes.set(state, shift(p));
+  const edges: DrawnEdge[] = placed.map(({ source, target, lines, points, box }) => ({
+    source,
+    target,
+    lines,
+    points: points.map(shift),
+    labelAt: shift(box),
+  }));
+  const width = Math.ceil(Math.max(...xs) + dx + MARGIN);
+  const height = Math.ceil(Math.max(...ys) + dy + MARGIN);
+  return { name, graph, width, height, nodes, edges, staying };
 }
 
 const n = (value: number): string => (Math.round(value * 10) / 10).toString();

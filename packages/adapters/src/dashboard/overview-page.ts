@@ -69,20 +69,35 @@ function deadTable(o: Overview, paths: DashboardPaths): Html {
         ${rows}
       </tbody>
     </table>
-    ${o.dead.length >= o.limit && html`<p class="note">The ${o.limit} longest dead are shown; <code>verq jobs dead --limit N</code> lists more.</p>`}`;
+    ${
+      o.dead.length >= o.limit &&
+      html`<p class="note">
+        The ${o.limit} longest dead are shown; <a href="${paths.list("jobs", { state: "dead" })}">every dead job</a>, page by
+        page.
+      </p>`
+    }`;
 }
 
 function jobsSection(o: Overview, paths: DashboardPaths): Html {
   const { dead, lastRedrive } = o.jobs;
   const reasons = Object.entries(dead.byReason).map(
-    ([reason, r]) => html`<span class="badge">${reason} ${r.count} (${percent(r.ratio)})</span> `,
+    ([reason, r]) =>
+      html`<a class="badge" data-reason="${reason}" href="${paths.list("jobs", { state: "dead", reason })}"
+        >${reason} ${r.count} (${percent(r.ratio)})</a
+      > `,
+  );
+  const states = Object.entries(o.jobs.byState).map(
+    ([state, count]) =>
+      html`<a class="badge ${state}" data-state="${state}" href="${paths.list("jobs", { state })}">${state} ${count}</a> `,
   );
   return html`<section id="jobs">
     <h2>Jobs and dead letters</h2>
     <div class="grid2">
       <dl class="facts">
+        <dt>jobs by state</dt>
+        <dd id="jobs-by-state">${states} <a href="${paths.list("jobs")}">all ${o.jobs.total}</a></dd>
         <dt>dead</dt>
-        <dd>${dead.count} ${reasons}</dd>
+        <dd id="dead-by-reason">${dead.count} ${reasons}</dd>
         <dt>dead by last failure class</dt>
         <dd id="dead-by-class">${countBadges(dead.byFailureClass)}</dd>
         <dt>oldest dead job</dt>
@@ -171,6 +186,7 @@ function ledgerSection(o: Overview, paths: DashboardPaths): Html {
           </table>`
     }
     ${o.open.length >= o.limit && html`<p class="note">The ${o.limit} oldest are shown.</p>`}
+    <p><a id="ledger-all" href="${paths.list("ledger")}">Every UNKNOWN and FAILED entry, page by page</a></p>
   </section>`;
 }
 

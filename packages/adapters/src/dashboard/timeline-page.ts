@@ -1,7 +1,7 @@
 import type { Job, LedgerEntry } from "@verq/core";
 import type { StoredEvent } from "@verq/store";
 import { failureDetails, kindName, lastFailureFacts } from "./failure-html.ts";
-import { html, type Html, type HtmlValue } from "./html.ts";
+import { escapeHtml, html, rawHtml, type Html, type HtmlValue } from "./html.ts";
 import { page, time, type DashboardPaths } from "./page-shell.ts";
 
 /** Fields of an event's data that hold a time in ms: shown as ISO times. */
@@ -38,10 +38,16 @@ function details(data: Record<string, unknown>, columns: Columns, withPayload: b
   return html`${items}`;
 }
 
-function timeline(events: readonly StoredEvent[], columns: Columns, withPayload: boolean): Html {
+/** A timeline row's attributes: the event's version and type, and a mark on the event an operator's act just wrote. */
+const rowAttributes = (event: StoredEvent, marked: number | null): Html => {
+  const mark = event.version === marked ? ' data-acted="true" id="acted"' : "";
+  return rawHtml(`data-version="${event.version}" data-type="${escapeHtml(event.type)}"${mark}`);
+};
+
+function timeline(events: readonly StoredEvent[], columns: Columns, withPayload: boolean, marked: number | null = null): Html {
   const rows = events.map((event) => {
     const data = (event.data ?? {}) as Record<string, unknown>;
-    return html`<tr data-version="${event.version}" data-type="${event.type}">
+    return html`<tr ${rowAttributes(event, marked)}>
       <td class="num">${event.version}</td>
       <td class="num">${event.position}</td>
       <td>${time(event.at)}</td>
@@ -76,6 +82,17 @@ const payloadToggle = (withPayload: boolean, what: string): Html =>
     : html`<p id="payload-hidden" class="muted">The ${what} is not shown. <a href="?payload=1">Show this entry's ${what}</a></p>`;
 
 /**
+ * What a job's page shows an operator who may act: the forms of the acts the job's state allows,
+ * and the type of the event an act just wrote, which the timeline marks when it is the last.
+ */
+export interface JobPageActs {
+  readonly forms: Html | null;
+  readonly actedType: string | null;
+}
+
+const NO_ACTS: JobPageActs = { forms: null, actedType: null };
+
+/**
  * `/jobs/ID`: the job as projected (with its kind and its last failure) and its timeline, every
  * event in order with its time, token and owner, and the failure of each event that carries one.
  */
@@ -85,12 +102,20 @@ export function jobPage(
   job: Job,
   events: readonly StoredEvent[],
   withPayload: boolean,
+  acting: JobPageActs = NO_ACTS,
 ): string {
+  const last = events.at(-1);
+  const marked = acting.actedType !== null && last?.type === acting.actedType ? last.version : null;
   return page(
     paths,
     `Job ${job.id}`,
     at,
     html`<section id="job" data-job="${job.id}">
+      <p class="back">
+        <a id="back-to-jobs" href="${paths.list("jobs")}">All jobs</a> ·
+        <a id="jobs-in-state" href="${paths.list("jobs", { state: job.state })}">${job.state} jobs</a> ·
+        <a id="jobs-in-queue" href="${paths.list("jobs", { queue: job.queue })}">jobs of queue <code>${job.queue}</code></a>
+      </p>
       <h2>Job <code>${job.id}</code> <span class="badge ${job.state}">${job.state}</span></h2>
       <dl class="facts">
         <dt>kind</dt>
@@ -126,11 +151,23 @@ export function jobPage(
         html`<h3>Payload</h3>
           <pre class="payload" id="payload">${JSON.stringify(job.payload, null, 2)}</pre>`
       }
+      ${acting.forms}
       <h3>Timeline</h3>
-      ${timeline(events, JOB_COLUMNS, withPayload)}
+      ${timeline(events, JOB_COLUMNS, withPayload, marked)}
     </section>`,
   );
 }
+
+/**
+ * What an entry's page shows an operator who may act: the form of the act the entry allows, and
+ * the types of the events an act just may have ended with, which the timeline marks when one is the last.
+ */
+export interface LedgerPageActs {
+  readonly forms: Html | null;
+  readonly actedTypes: readonly string[];
+}
+
+const NO_LEDGER_ACTS: LedgerPageActs = { forms: null, actedTypes: [] };
 
 /** `/ledger/GUID`: the entry as projected and its timeline; the request and the response only when asked for. */
 export function ledgerPage(
@@ -139,12 +176,16 @@ export function ledgerPage(
   entry: LedgerEntry,
   events: readonly StoredEvent[],
   withPayload: boolean,
+  acting: LedgerPageActs = NO_LEDGER_ACTS,
 ): string {
+  const last = events.at(-1);
+  const marked = last !== undefined && acting.actedTypes.includes(last.type) ? last.version : null;
   return page(
     paths,
     `GUID ${entry.guid}`,
     at,
     html`<section id="entry" data-guid="${entry.guid}">
+      <p class="back"><a id="back-to-ledger" href="${paths.list("ledger", { state: entry.state })}">${entry.state} entries</a></p>
       <h2>GUID <code>${entry.guid}</code> <span class="badge ${entry.state}">${entry.state}</span></h2>
       <dl class="facts">
         <dt>code</dt>
@@ -166,8 +207,9 @@ export function ledgerPage(
           <h3>Response</h3>
           <pre class="payload" id="response">${entry.response ?? "—"}</pre>`
       }
+      ${acting.forms}
       <h3>Timeline</h3>
-      ${timeline(events, GUID_COLUMNS, withPayload)}
+      ${timeline(events, GUID_COLUMNS, withPayload, marked)}
     </section>`,
   );
 }

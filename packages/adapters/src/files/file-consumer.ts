@@ -1,7 +1,16 @@
 import { lstatSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { isVerqError, settledFolder, type Message } from "@verq/core";
-import type { FileLedger, ProcessedMessage, ProcessedMessageHandler, SettleInput, SettleResult, VerqLogger } from "@verq/store";
+import {
+  verqTracing,
+  type FileLedger,
+  type ProcessedMessage,
+  type ProcessedMessageHandler,
+  type SettleInput,
+  type SettleResult,
+  type VerqLogger,
+  type VerqSpan,
+} from "@verq/store";
 import { failpoint } from "../failpoints.ts";
 import { msSince } from "../log-fields.ts";
 import {
@@ -230,8 +239,27 @@ export class FileConsumer {
     }
   }
 
-  /** Settles one claimed file; false when the file vanished (taken over by another consumer). */
+  /**
+   * Settles one claimed file in a `verq.file.settle` span (the handler's own spans are its
+   * children); false when the file vanished (taken over by another consumer).
+   */
   async #handle(path: string, claimId: string, file: string, recovered: boolean): Promise<boolean> {
+    const span = verqTracing().start("verq.file.settle", { "verq.file.recovered": recovered }, { kind: "consumer" });
+    try {
+      const settled = await span.run(() => this.#settle(path, claimId, file, recovered, span));
+      if (!settled) span.set({ "verq.file.taken_over": true });
+      return settled;
+    } catch (error) {
+      const code = isVerqError(error) ? error.code : "VERQ_UNEXPECTED";
+      span.fail(code, { "verq.error.code": code });
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  /** Settles one claimed file, naming in `span` what it came to; false when the file vanished. */
+  async #settle(path: string, claimId: string, file: string, recovered: boolean, span: VerqSpan): Promise<boolean> {
     const started = performance.now();
     inFlight.add(path);
     try {
@@ -243,7 +271,7 @@ export class FileConsumer {
           // Recorded before its consumer died: the file only has to go where the record says.
           const placedAs = placeFile(path, this.#dirFor(recorded), known.file, claimId);
           removeFile(path);
-          this.#count({ kind: "already", message: known }, file, placedAs, true, started);
+          this.#count({ kind: "already", message: known }, file, placedAs, true, started, span);
           return true;
         }
       }
@@ -269,7 +297,7 @@ export class FileConsumer {
         placedAs = this.#reconcile(path, placedAs, verdict.kind === "valid" ? "done" : "error", result.message, claimId);
       failpoint("files.afterCommit");
       removeFile(path);
-      this.#count(result, file, placedAs, recovered, started);
+      this.#count(result, file, placedAs, recovered, started, span);
       return true;
     } catch (error) {
       // The file was taken over (recoverAfterMs) while this consumer held it: the other one settles it.
@@ -342,9 +370,16 @@ export class FileConsumer {
     return folder === "error" ? this.dirs.error : this.dirs.done;
   }
 
-  #count(result: SettleResult, file: string, placedAs: string, recovered: boolean, started: number): void {
+  #count(result: SettleResult, file: string, placedAs: string, recovered: boolean, started: number, span: VerqSpan): void {
     const outcome = this.#counter.settled(result.message, file, placedAs, recovered);
     const { state, reason, detail } = outcome;
+    // The message's id, where it went and why: never the file's contents or the error's detail.
+    span.set({
+      "verq.file.message_id": result.message.id,
+      "verq.file.state": state,
+      "verq.file.outcome": outcome.outcome,
+      "verq.file.reason": reason,
+    });
     this.#log?.info(
       { file, placedAs, state, outcome: outcome.outcome, reason, detail, recovered, durationMs: msSince(started) },
       "file settled",

@@ -11,10 +11,10 @@
 export { relayPlugin, type RelayPluginOptions } from "./relay-plugin.ts";
 export { createRelayServer, type RelayServerOptions } from "./relay-server.ts";
 export { RelayService, type GuidReport, type RelayServiceOptions } from "./relay-service.ts";
-export type { RelayBoundary } from "./relay-context.ts";
+export type { RelayBoundary, RelayContext } from "./relay-context.ts";
 export type { RelayReply } from "./relay-reply.ts";
-export type { ResolveReport } from "./resolve-unknown.ts";
-export type { ReprocessItem, ReprocessReport } from "./reprocess-failed.ts";
+export { resolveOne, type ResolveOneOptions, type ResolveOneResult, type ResolveReport } from "./resolve-unknown.ts";
+export { reprocessOne, type ReprocessItem, type ReprocessOneOptions, type ReprocessReport } from "./reprocess-failed.ts";
 export type { BulkPacing } from "./bulk-pacing.ts";
 export type { CoreClient } from "./core-client.ts";
 export { createHttpCoreClient, type HttpCoreClientOptions } from "./http-core-client.ts";

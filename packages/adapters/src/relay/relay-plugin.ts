@@ -1,4 +1,5 @@
 import type { FastifyPluginCallback } from "fastify";
+import { verqTracing } from "@verq/store";
 import { edgeErrorHandler } from "../http/edge-errors.ts";
 import { acceptJsonOnly, decodeUtf8 } from "../http/json-body.ts";
 import { RelayService, type RelayServiceOptions } from "./relay-service.ts";
@@ -24,7 +25,8 @@ export type RelayPluginOptions = (RelayServiceOptions | { readonly relay: RelayS
  * 400 `VERQ_INVALID_JSON`, `VERQ_INVALID_BODY`, `VERQ_MISSING_GUID`, `VERQ_INVALID_GUID`;
  * 413 `VERQ_BODY_TOO_LARGE`; 415 `VERQ_UNSUPPORTED_MEDIA_TYPE` (a content type other than
  * `application/json`, none, or two). The same GUID with another payload: 422 (`E422`). A store
- * failure: 500 `VERQ_UNEXPECTED`.
+ * failure: 500 `VERQ_UNEXPECTED`. A request's W3C `traceparent` header is the parent of the
+ * relay's spans (docs/tracing.md).
  *
  * Its raw-body parser (the exact bytes of an `application/json` body are stored and forwarded)
  * and its error handler stay inside the plugin's scope: the host's other routes keep their own
@@ -36,6 +38,7 @@ export type RelayPluginOptions = (RelayServiceOptions | { readonly relay: RelayS
  */
 export const relayPlugin: FastifyPluginCallback<RelayPluginOptions> = (app, options, done) => {
   const relay = "relay" in options ? options.relay : new RelayService(options);
+  const tracing = verqTracing();
   acceptJsonOnly(app, (_request, body, done) => done(null, body));
   app.setErrorHandler(edgeErrorHandler);
 
@@ -43,7 +46,9 @@ export const relayPlugin: FastifyPluginCallback<RelayPluginOptions> = (app, opti
     const raw = request.body;
     // No body, or not UTF-8: refused by the relay as invalid JSON, with nothing recorded.
     const text = (Buffer.isBuffer(raw) ? decodeUtf8(raw) : null) ?? "";
-    const answer = await relay.transfer(text);
+    // A channel's `traceparent` header is the parent of the relay's spans, unless an HTTP
+    // instrumentation already made the request's span from it.
+    const answer = await tracing.within(tracing.fromHeaders(request.headers), () => relay.transfer(text));
     void reply.code(answer.status).header("content-type", "application/json");
     if (answer.state !== null)
       void reply.header("verq-ledger-state", answer.state).header("idempotent-replayed", String(answer.replayed));

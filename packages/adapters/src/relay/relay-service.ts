@@ -1,5 +1,15 @@
-import { checkMaxAttempts, readChannelRequest, type GuidRefusal, type LedgerEntry } from "@verq/core";
-import type { GuidLedger, LedgerStats, PurgeResult, ReceiveResult, RecoverResult, StoredEvent, VerqLogger } from "@verq/store";
+import { checkMaxAttempts, isVerqError, readChannelRequest, type GuidRefusal, type LedgerEntry } from "@verq/core";
+import {
+  verqTracing,
+  type GuidLedger,
+  type LedgerStats,
+  type PurgeResult,
+  type ReceiveResult,
+  type RecoverResult,
+  type StoredEvent,
+  type VerqLogger,
+  type VerqSpan,
+} from "@verq/store";
 import type { CoreClient } from "./core-client.ts";
 import { failpoint } from "../failpoints.ts";
 import { msSince } from "../log-fields.ts";
@@ -64,17 +74,33 @@ export class RelayService {
    * Handles one channel request (`POST /transfer`), given as its exact text. Invalid JSON, a
    * missing or malformed GUID → HTTP 400 and nothing recorded; the GUID known with another
    * payload → 422 (`E422`), never sent; otherwise HTTP 200 with the core's answer or the
-   * relay's code (SPEC G3).
+   * relay's code (SPEC G3). Traced as `verq.relay.receive` (with the GUID; the core call and
+   * the record of its outcome are its children), a child of the active context.
    */
   async transfer(text: string): Promise<RelayReply> {
+    const span = verqTracing().start("verq.relay.receive", {}, { kind: "server" });
+    try {
+      return await span.run(() => this.#transfer(text, span));
+    } catch (error) {
+      const code = isVerqError(error) ? error.code : "VERQ_UNEXPECTED";
+      span.fail(code, { "verq.error.code": code });
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  async #transfer(text: string, span: VerqSpan): Promise<RelayReply> {
     const started = performance.now();
     const request = readChannelRequest(text);
     if (!request.ok) {
       const reply = badRequestReply(request.problem);
+      span.set({ "verq.relay.status": reply.status, "verq.relay.problem": request.problem });
       this.#log?.info({ status: reply.status, problem: request.problem, durationMs: msSince(started) }, "transfer refused");
       return reply;
     }
     const { guid } = request;
+    span.set({ "verq.relay.guid": guid });
     const got = await this.ledger.receive({
       guid,
       request: text,
@@ -82,6 +108,7 @@ export class RelayService {
       maxAttempts: this.#maxAttempts,
     });
     const { reply, entry } = await this.#answer(got);
+    span.set({ "verq.relay.received": got.kind, "verq.relay.state": entry.state, "verq.relay.status": reply.status });
     this.#log?.info(
       {
         guid,

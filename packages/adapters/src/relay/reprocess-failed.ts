@@ -1,4 +1,5 @@
-import { isGuidError, type GuidRefusal, type GuidState, type LedgerEntry } from "@verq/core";
+import { isGuidError, type GuidRefusal, type GuidState } from "@verq/core";
+import type { SeenVersion } from "@verq/store";
 import type { BulkPacing } from "./bulk-pacing.ts";
 import { deliver, type RelayContext } from "./relay-context.ts";
 
@@ -38,42 +39,34 @@ export interface ReprocessReport {
   readonly interrupted?: true;
 }
 
+/** The settings of one reprocess: the attempt cap, and optionally the version of the entry the operator saw. */
+export type ReprocessOneOptions = { readonly maxAttempts: number } & SeenVersion;
+
 /**
- * One entry: the guid machine decides (FAILED and below the cap → SENT, one more attempt); then
- * the stored request goes to the core under the same GUID, and the outcome is recorded as for a
- * channel request.
+ * Reprocesses one entry (SPEC G6), as {@link reprocessFailed} does for each: the guid machine
+ * decides (FAILED and below the cap → SENT, one more attempt); then the stored request goes to
+ * the core under the same GUID, and the outcome is recorded as for a channel request. Given
+ * `expectedVersion`, an entry that moved on since is `VERQ_ENTRY_CHANGED`, nothing sent or changed.
  */
-async function reprocessOne(
-  context: RelayContext,
-  entry: LedgerEntry,
-  maxAttempts: number,
-  pace: BulkPacing["pace"],
-): Promise<ReprocessItem | null> {
-  // Every listed entry takes a slot: the machine, not this loop, tells which ones are sent.
-  if (pace !== undefined && !(await pace())) return null;
-  const change = await context.ledger.reprocess(entry.guid, maxAttempts).catch((error: unknown) => {
+export async function reprocessOne(context: RelayContext, guid: string, options: ReprocessOneOptions): Promise<ReprocessItem> {
+  const seen = options.expectedVersion === undefined ? {} : { expectedVersion: options.expectedVersion };
+  const change = await context.ledger.reprocess(guid, options.maxAttempts, seen).catch((error: unknown) => {
     if (isGuidError(error, "VERQ_UNKNOWN_GUID")) return null;
     throw error;
   });
-  if (change === null) return { guid: entry.guid, outcome: "gone" };
+  if (change === null) return { guid, outcome: "gone" };
   if (!change.accepted) {
-    return {
-      guid: entry.guid,
-      outcome: "refused",
-      refusal: change.refusal,
-      state: change.entry.state,
-      attempts: change.entry.attempts,
-    };
+    return { guid, outcome: "refused", refusal: change.refusal, state: change.entry.state, attempts: change.entry.attempts };
   }
   const after = await deliver(context, change.entry);
-  return { guid: entry.guid, outcome: "sent", state: after.state, code: after.code, attempts: after.attempts };
+  return { guid, outcome: "sent", state: after.state, code: after.code, attempts: after.attempts };
 }
 
 /**
  * Reprocesses FAILED entries (SPEC G6): only FAILED, with the same GUID and the stored request,
  * while `attempts < maxAttempts`; never UNKNOWN (a timed-out transfer may have been processed).
  * It looks at FAILED and UNKNOWN entries, oldest first, up to `limit`, and lets the machine
- * refuse the UNKNOWN ones, so that the report says how many wait for resolve.
+ * refuse the UNKNOWN ones, so that the report says how many wait for resolve. Each is {@link reprocessOne}.
  */
 export async function reprocessFailed(
   context: RelayContext,
@@ -84,12 +77,12 @@ export async function reprocessFailed(
   let interrupted = false;
   for (const entry of entries) {
     options.onProgress?.(items.length, entries.length);
-    const item = await reprocessOne(context, entry, options.maxAttempts, options.pace);
-    if (item === null) {
+    // Every listed entry takes a slot: the machine, not this loop, tells which ones are sent.
+    if (options.pace !== undefined && !(await options.pace())) {
       interrupted = true;
       break;
     }
-    items.push(item);
+    items.push(await reprocessOne(context, entry.guid, { maxAttempts: options.maxAttempts }));
   }
   if (!interrupted) options.onProgress?.(entries.length, entries.length);
   const sent = items.filter((i) => i.outcome === "sent");

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ENGINES, createTestDatabase, engineAvailable, runVerq, tempDir, type TestDatabase } from "@verq/testing";
@@ -47,6 +47,25 @@ describe("verq dashboard: options", () => {
     expect([run.code, run.out]).toEqual([2, ""]);
     expect(run.err).toContain("verq: VERQ_INVALID_ARGUMENT:");
     expect(run.err).toContain(message);
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it.each([
+    ["readable by others", "token=operator-token-0123456789\n", 0o644, "make it private (chmod 600)"],
+    ["with a short token", "token=short\n", 0o600, "at least 16 characters"],
+    ["with an unknown key", "secret=operator-token-0123456789\n", 0o600, "expected token=…, user=… or password=…"],
+  ])("--auth-file %s is exit 2 before the database is opened, never naming the secret", async (_what, text, mode, message) => {
+    const dir = tempDir("verq-dashboard-cli-");
+    cleanups.push(dir.remove);
+    const db = join(dir.path, "never.sqlite");
+    const file = join(dir.path, "dashboard.auth");
+    writeFileSync(file, text);
+    chmodSync(file, mode);
+    const run = await verq("dashboard", "--db", db, "--auth-file", file);
+    expect([run.code, run.out]).toEqual([2, ""]);
+    expect(run.err).toContain("verq: VERQ_INVALID_ARGUMENT:");
+    expect(run.err).toContain(message);
+    expect(run.err).not.toContain("operator-token");
     expect(existsSync(db)).toBe(false);
   });
 

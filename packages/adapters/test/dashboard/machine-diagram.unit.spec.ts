@@ -44,6 +44,31 @@ describe.each(NAMES)("the %s machine's diagram", (name) => {
     expect(layout.staying).toEqual(graph.transitions.filter((t) => !t.refusal && t.target === t.source));
   });
 
+  it("lays each arrow's label block inside the drawing, apart from every other block and off every state", () => {
+    const block = (lines: readonly string[], at: { x: number; y: number }) => {
+      const width = Math.max(...lines.map((l) => l.length)) * 6.7 + 8;
+      const height = lines.length * 16 + 4;
+      return { left: at.x - width / 2, right: at.x + width / 2, top: at.y - height / 2, bottom: at.y + height / 2 };
+    };
+    const labels = layout.edges.map((e) => ({ name: `${e.source} -> ${e.target}`, ...block(e.lines, e.labelAt) }));
+    const states = [...layout.nodes].map(([state, p]) => ({
+      name: state,
+      left: p.x - 66,
+      right: p.x + 66,
+      top: p.y - 25,
+      bottom: p.y + 25,
+    }));
+    for (const label of labels) {
+      expect(label.left >= 0 && label.top >= 0, label.name).toBe(true);
+      expect(label.right <= layout.width && label.bottom <= layout.height, label.name).toBe(true);
+    }
+    for (const [i, a] of labels.entries())
+      for (const b of [...labels.slice(i + 1), ...states]) {
+        const apart = a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+        expect(apart, `${a.name} and ${b.name} overlap`).toBe(true);
+      }
+  });
+
   it("draws the counts it is given, and no count for a state no stream is stored in", () => {
     const counts = Object.fromEntries(graph.states.filter((s) => s !== graph.initial).map((s, i) => [s, i + 10]));
     const svg = drawMachine(layout, counts).text;

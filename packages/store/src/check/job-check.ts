@@ -150,6 +150,9 @@ export const jobCheck: StreamTypeCheck<JobStreamAudit> = {
       const lastFailure = s.job.lastFailure === null ? null : JSON.stringify(s.job.lastFailure);
       if (row.last_failure !== lastFailure)
         differences.push(`last_failure=${String(row.last_failure)} (fold: ${String(lastFailure)})`);
+      const traceContext = s.job.traceContext === undefined ? null : JSON.stringify(s.job.traceContext);
+      if (row.trace_context !== traceContext)
+        differences.push(`trace_context=${String(row.trace_context)} (fold: ${String(traceContext)})`);
       if (num(row.enqueue_position) !== s.enqueuePosition)
         differences.push(`enqueue_position=${String(row.enqueue_position)} (fold: ${s.enqueuePosition})`);
       if (differences.length > 0) report("PROJECTION_MISMATCH", name, `jobs row: ${differences.join(", ")}`);

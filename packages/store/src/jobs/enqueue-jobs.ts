@@ -23,6 +23,7 @@ import type { VerqDatabase } from "../schema.ts";
 import { insertJobAlone } from "../sql/jobs/insertJobAlone.ts";
 import { selectArchivedJobs } from "../sql/jobs/selectArchivedJobs.ts";
 import { checkOuterTransaction } from "../outer-transaction.ts";
+import { verqTracing, type VerqSpan, type VerqTracing } from "../verq-tracing.ts";
 import { answer, handleJobs, isArray, type DecidedJob, type JobContext } from "./job-context.ts";
 
 /** What to enqueue. `deadline` is absolute (ms since the epoch). */
@@ -100,7 +101,28 @@ export async function enqueueJobs(
   const outer = checkOuterTransaction(options?.trx);
   if (inputs.length === 0) return [];
   const now = context.clock.now();
-  const items = inputs.map((input) => enqueueCommand(context, input, now));
+  const tracing = verqTracing();
+  const spans: VerqSpan[] = [];
+  try {
+    const items = inputs.map((input) => enqueueCommand(context, input, now, tracing, spans));
+    const results = await enqueueItems(context, outer, items);
+    results.forEach((result, i) => spans[i]?.set({ "verq.job.created": result.created }));
+    return results;
+  } catch (error) {
+    const code = isVerqError(error) ? error.code : "VERQ_UNEXPECTED";
+    for (const span of spans) span.fail(code, { "verq.error.code": code });
+    throw error;
+  } finally {
+    for (const span of spans) span.end();
+  }
+}
+
+/** Writes checked enqueues: alone in one statement where that may be, else in a transaction. */
+async function enqueueItems(
+  context: JobContext,
+  outer: Kysely<VerqDatabase> | undefined,
+  items: readonly EnqueueItem[],
+): Promise<EnqueueResult[]> {
   const [item] = items;
   if (outer === undefined && items.length === 1 && item !== undefined && context.store.dialect.statements.standaloneWrites) {
     const alone = await enqueueAlone(context, item);
@@ -182,8 +204,18 @@ async function enqueueAlone(context: JobContext, item: EnqueueItem): Promise<Enq
   return enqueueResult(decided[0], item.commands[0]);
 }
 
-/** Checks one enqueue input and builds its command; throws before anything is written. */
-function enqueueCommand(context: JobContext, input: EnqueueInput, now: number): EnqueueItem {
+/**
+ * Checks one enqueue input and builds its command; throws before anything is written. A checked
+ * input starts its `verq.job.enqueue` span (added to `spans`), and the command carries the trace
+ * context of that span, stored with the job: its handling continues the trace.
+ */
+function enqueueCommand(
+  context: JobContext,
+  input: EnqueueInput,
+  now: number,
+  tracing: VerqTracing,
+  spans: VerqSpan[],
+): EnqueueItem {
   const id = checkIdentifier(input?.id, "a job id");
   const payloadJson = canonicalJson(input.payload);
   const maxAttempts = checkMaxAttempts(input.maxAttempts ?? context.defaultMaxAttempts);
@@ -197,9 +229,19 @@ function enqueueCommand(context: JobContext, input: EnqueueInput, now: number): 
   // A copy of its own, in canonical key order: nothing the caller does to its object later reaches it.
   const payload = JSON.parse(payloadJson) as Job["payload"];
   if (typeof payload === "object" && payload !== null) context.payloadTexts.set(payload, payloadJson);
+  const span = tracing.start(
+    "verq.job.enqueue",
+    { "verq.job.id": id, "verq.job.queue": queue, "verq.job.kind": input.kind },
+    { kind: "producer" },
+  );
+  spans.push(span);
+  const traceContext = span.run(() => tracing.inject());
+  const trace = traceContext === undefined ? {} : { traceContext };
   return {
     id,
-    commands: [jobCommands.enqueue({ payload, maxAttempts, deadline, availableAt, orderingKey, queue, priority, ...kind, now })],
+    commands: [
+      jobCommands.enqueue({ payload, maxAttempts, deadline, availableAt, orderingKey, queue, priority, ...kind, ...trace, now }),
+    ],
   };
 }
 

@@ -13,6 +13,7 @@ import type { PruneOptions, PruneResult } from "../job-retention.ts";
 import { QueueLimits, type SetQueueLimitResult } from "../queue-limits.ts";
 import type { StoredEvent } from "../sql/events/storedEvent.ts";
 import type { DeadCursor, DeadFilter } from "../sql/jobs/selectDeadPage.ts";
+import type { JobsPageFilter } from "../sql/jobs/selectJobsPage.ts";
 import type { JobStats, JobStatsFilter } from "../sql/jobs/selectJobStats.ts";
 import type { VerqStore } from "../store.ts";
 import { claimJobs, type ClaimOptions, type ClaimedJob, type LeaseExpiry } from "./claim-jobs.ts";
@@ -39,8 +40,19 @@ import {
   redriveJob,
   type CancelResult,
   type RedriveRecord,
+  type SeenVersion,
 } from "./job-operations.ts";
-import { archivedJob, countDead, deadPage, getJob, jobHistory, jobStats, listJobs } from "./job-reads.ts";
+import {
+  archivedJob,
+  countDead,
+  deadPage,
+  getJob,
+  jobHistory,
+  jobStats,
+  jobsPage,
+  listJobs,
+  type JobsPage,
+} from "./job-reads.ts";
 
 /**
  * Durable jobs with leases, fencing tokens, a retry budget and a dead state (SPEC J1–J7): one
@@ -243,9 +255,10 @@ export class JobQueue {
    * audit row in the same transaction. The token is kept: a late finish with an old token stays
    * invalid. `note` must be a ticket id (see `REDRIVE_NOTE_PATTERN`). The deadline defaults to
    * now plus the job's original window. Throws `VERQ_NOT_DEAD`, `VERQ_INVALID_NOTE`,
-   * `VERQ_INVALID_DEADLINE`, `VERQ_UNKNOWN_JOB` or `VERQ_REDRIVE_RATE_LIMITED`, changing nothing.
+   * `VERQ_INVALID_DEADLINE`, `VERQ_UNKNOWN_JOB` or `VERQ_REDRIVE_RATE_LIMITED`, changing nothing;
+   * with `expectedVersion`, `VERQ_JOB_CHANGED` when the job has moved on since (see {@link SeenVersion}).
    */
-  async redrive(id: string, options: { note: string; deadline?: number }): Promise<RedriveRecord> {
+  async redrive(id: string, options: { note: string; deadline?: number } & SeenVersion): Promise<RedriveRecord> {
     return redriveJob(this.#context, id, options);
   }
 
@@ -256,11 +269,12 @@ export class JobQueue {
    * its `finish`, since the job is no longer leased (the token is kept, so a refused finish counts
    * in `staleFinishesRefused` like any other). A job that already ended (done or dead) is
    * refused as `not-cancellable`, changing nothing. Throws `VERQ_UNKNOWN_JOB` for an id never
-   * enqueued and `VERQ_INVALID_NOTE` for a note that is not a ticket id, changing nothing.
+   * enqueued and `VERQ_INVALID_NOTE` for a note that is not a ticket id, changing nothing;
+   * with `expectedVersion`, `VERQ_JOB_CHANGED` when the job has moved on since (see {@link SeenVersion}).
    * A cancelled job can be redriven by id like any dead job; a bulk redrive passes it over
    * unless asked for reason `cancelled`.
    */
-  async cancel(id: string, options: { note: string }): Promise<CancelResult> {
+  async cancel(id: string, options: { note: string } & SeenVersion): Promise<CancelResult> {
     return cancelJob(this.#context, id, options);
   }
 
@@ -360,6 +374,15 @@ export class JobQueue {
    */
   async list(state: JobState, options: { limit?: number; reason?: DeadReason; kind?: string | null } = {}): Promise<Job[]> {
     return listJobs(this.#context, state, options.limit ?? 100, options);
+  }
+
+  /**
+   * One keyset page of the jobs matching `filter` (state, queue, kind, dead reason, id prefix),
+   * after the page whose `next` cursor is `after`; each state in the order of its own index
+   * (pending in claim order, leased by lease end, done and dead latest first), by id without one.
+   */
+  async page(filter: JobsPageFilter, after: string | null, limit: number): Promise<JobsPage> {
+    return jobsPage(this.#context, filter, after, limit);
   }
 }
 

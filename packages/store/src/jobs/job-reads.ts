@@ -1,5 +1,8 @@
 import {
+  DEAD_REASONS,
+  JOB_STATES,
   JOB_STREAM,
+  VerqError,
   checkIdentifier,
   checkKindName,
   checkQueueName,
@@ -17,7 +20,9 @@ import { selectDeadPage, type DeadCursor, type DeadFilter } from "../sql/jobs/se
 import { selectJob } from "../sql/jobs/selectJob.ts";
 import { selectJobStats, type JobStats, type JobStatsFilter } from "../sql/jobs/selectJobStats.ts";
 import { selectJobsByState } from "../sql/jobs/selectJobsByState.ts";
+import { WALK_KEYS, selectJobsPage, walkOf, type JobsPageFilter } from "../sql/jobs/selectJobsPage.ts";
 import { checkBatchSize, type JobContext } from "./job-context.ts";
+import { decodeCursor, encodeCursor } from "./page-cursor.ts";
 
 // What a queue reads, never writes: each read is one query on the store's database, outside any
 // transaction of the queue's, with its arguments checked first.
@@ -79,4 +84,52 @@ export async function archivedJob(context: JobContext, id: string): Promise<Arch
   checkIdentifier(id, "a job id");
   const { db, dialect } = context.store;
   return (await selectArchivedJobs(db, dialect, [id])).get(id) ?? null;
+}
+
+/** A page of {@link jobsPage}: its jobs and the cursor of the next page, `null` on the last one. */
+export interface JobsPage {
+  readonly jobs: Job[];
+  readonly next: string | null;
+}
+
+const invalid = (message: string) => new VerqError("VERQ_INVALID_ARGUMENT", message);
+
+/** `filter` with every field checked; a bad one is `VERQ_INVALID_ARGUMENT` (an id prefix as an id is checked). */
+export function checkJobsPageFilter(filter: JobsPageFilter): JobsPageFilter {
+  const { state, reason } = filter;
+  if (state !== undefined && !(JOB_STATES as readonly unknown[]).includes(state)) {
+    throw invalid(`a job state is one of ${JOB_STATES.join(", ")}`);
+  }
+  if (reason !== undefined) {
+    if (!(DEAD_REASONS as readonly unknown[]).includes(reason))
+      throw invalid(`a dead reason is one of ${DEAD_REASONS.join(", ")}`);
+    if (state !== undefined && state !== "dead") throw invalid("a dead reason narrows dead jobs only");
+  }
+  return {
+    state,
+    reason,
+    queue: filter.queue === undefined ? undefined : checkQueueName(filter.queue),
+    kind: checkKindFilter(filter.kind),
+    idPrefix:
+      filter.idPrefix === undefined ? undefined : checkIdentifier(filter.idPrefix, "an id prefix", "VERQ_INVALID_ARGUMENT"),
+  };
+}
+
+/**
+ * One keyset page of the jobs matching `filter` (see `selectJobsPage` for each state's order and
+ * index), after the page whose `next` was `after` (`null`: the first page). Bad filters, a bad
+ * limit and a cursor this listing did not give are `VERQ_INVALID_ARGUMENT`.
+ */
+export async function jobsPage(
+  context: JobContext,
+  filter: JobsPageFilter,
+  after: string | null,
+  limit: number,
+): Promise<JobsPage> {
+  checkBatchSize(limit);
+  const checked = checkJobsPageFilter(filter);
+  const walk = walkOf(checked);
+  const keys = after === null ? null : decodeCursor(after, walk, WALK_KEYS[walk]);
+  const { jobs, last } = await selectJobsPage(context.store.db, checked, keys, limit);
+  return { jobs, next: last === null ? null : encodeCursor(walk, last) };
 }

@@ -132,6 +132,20 @@ export interface JobWorkerReport {
   readonly finishTransactions: number;
 }
 
+/** A report of nothing done yet, to count in. */
+export const emptyWorkerReport = (): { -readonly [K in keyof JobWorkerReport]: number } => ({
+  claimed: 0,
+  ok: 0,
+  retry: 0,
+  permanent: 0,
+  refused: 0,
+  leftLeased: 0,
+  heartbeats: 0,
+  errors: 0,
+  claimTransactions: 0,
+  finishTransactions: 0,
+});
+
 /** Options of `JobWorker.drain`. */
 export interface DrainOptions {
   /** Claim at most this many jobs in all, then finish them and end; no limit by default. */

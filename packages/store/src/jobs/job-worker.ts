@@ -5,11 +5,13 @@ import { sendForOutcome, type RecordInput } from "./finish-jobs.ts";
 import { MAX_BATCH_SIZE, checkCount } from "./job-context.ts";
 import { kindRoutes, type KindRoutes } from "./job-kinds.ts";
 import { WorkerJournal } from "./worker-journal.ts";
+import { WorkerTrace } from "./worker-trace.ts";
 import { Alarm } from "./alarm.ts";
 import { HeartbeatClock } from "./heartbeat-clock.ts";
 import { EXTEND_LEASE, HELD_ROUND, PARALLEL_WRITES } from "./held-round.ts";
 import type { JobQueue } from "./job-queue.ts";
 import {
+  emptyWorkerReport,
   failureFields,
   heldKey,
   MAX_WORKER_ROUNDS,
@@ -58,6 +60,7 @@ export class JobWorker {
   readonly #onError: ((error: unknown) => void) | undefined;
   readonly #log: VerqLogger;
   readonly #journal: WorkerJournal;
+  readonly #trace = new WorkerTrace();
 
   readonly #waiting: ClaimedJob[] = [];
   readonly #outcomes: PendingRecord[] = [];
@@ -83,18 +86,7 @@ export class JobWorker {
   /** Whether the last claim found as many jobs as it asked for: the lanes after the first claim only then. */
   #backlog = false;
   #firstLaneDone = false;
-  #report = {
-    claimed: 0,
-    ok: 0,
-    retry: 0,
-    permanent: 0,
-    refused: 0,
-    leftLeased: 0,
-    heartbeats: 0,
-    errors: 0,
-    claimTransactions: 0,
-    finishTransactions: 0,
-  };
+  #report = emptyWorkerReport();
 
   constructor(queue: JobQueue, options: JobWorkerOptions) {
     this.#queue = queue;
@@ -189,6 +181,7 @@ export class JobWorker {
       // On a failed run the jobs still waiting are left to their leases, as after a crash.
       this.#halted = true;
       this.#journal.forget(this.#waiting);
+      this.#trace.forget();
       this.#waiting.length = 0;
       for (const key of this.#held.keys()) this.#release(key);
       this.#states.clear();
@@ -231,6 +224,7 @@ export class JobWorker {
           this.#claimBudget -= want;
           this.#underWay++;
           const seen = this.#roundsDone;
+          const startedAt = Date.now();
           let round: { accepted: boolean[]; claimed: ClaimedJob[]; expired: LeaseExpiry[] };
           try {
             if (outcomes.length > 0) this.#beforeRecord?.(outcomes);
@@ -267,7 +261,7 @@ export class JobWorker {
           for (const job of round.claimed) this.#hold(job);
           this.#waiting.push(...round.claimed);
           this.#startSends();
-          this.#recorded(outcomes, round.accepted);
+          this.#recorded(outcomes, round.accepted, startedAt);
           // What this round claimed or recorded may give the other lanes work, or room, again.
           if (this.#rounds > 1 && (claimed > 0 || outcomes.length > 0)) this.#alarm.ring();
         }
@@ -315,7 +309,9 @@ export class JobWorker {
     const key = heldKey(job.id, job.token);
     const sentAt = performance.now();
     const { send, classify } = this.#routes.route(job);
-    const verdict = await sendForOutcome(send, job, classify);
+    const span = this.#trace.handle(job);
+    const verdict = await span.run(() => sendForOutcome(send, job, classify));
+    this.#trace.handled(job, span, verdict);
     const handlerMs = elapsedMs(sentAt);
     const about = { queue: job.queue, kind: job.kind, handlerMs };
     if ("error" in verdict) {
@@ -336,10 +332,11 @@ export class JobWorker {
     this.#alarm.ring();
   }
 
-  /** Counts the outcomes a round recorded, ends their jobs' heartbeats and reports each. */
-  #recorded(outcomes: readonly PendingRecord[], accepted: readonly boolean[]): void {
+  /** Counts the outcomes a round (started at `startedAt`) recorded, ends their jobs' heartbeats and reports each. */
+  #recorded(outcomes: readonly PendingRecord[], accepted: readonly boolean[], startedAt: number): void {
     if (outcomes.length === 0) return;
     this.#report.finishTransactions++;
+    this.#trace.finished(outcomes, accepted, startedAt);
     const results = outcomes.map((record, i): JobWorkerResult => {
       this.#release(heldKey(record.id, record.token));
       if (this.#states.get(record.id)?.token === record.token) this.#states.delete(record.id);

@@ -42,6 +42,9 @@ async function relayAndFiles(store: VerqStore, clock: ManualClock): Promise<void
 }
 
 /** The findings as `verq check` prints them, sorted (the scan's order of stream types follows each engine's collation). */
+/** A trace context written behind the log into a job's row. */
+const TRACED = '{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}';
+
 const lines = async (store: VerqStore, batchSize = 1_000) =>
   (await checkStore(store, { batchSize })).findings.map(formatFinding).sort();
 
@@ -162,10 +165,10 @@ for (const engine of ENGINES) {
       const [redriven] = (
         await sql<{ job_id: string; position: number }>`select job_id, position from redrives order by position`.execute(store.db)
       ).rows;
-      await sql`update jobs set token = 0 where id = 'done-1'`.execute(store.db);
+      await sql`update jobs set token = 0, trace_context = ${TRACED} where id = 'done-1'`.execute(store.db);
       await sql`update jobs set payload = '{"quantity":99}' where id = 'pending-new'`.execute(store.db);
       await sql`delete from jobs where id = 'dead-permanent'`.execute(store.db);
-      await sql`insert into jobs select 'ghost', payload, state, token, attempts, max_attempts, deadline, available_at, owner, lease_until, reason, dead_since, ordering_key, lease_expiries, enqueued_at, enqueue_position, updated_at, version, queue, priority, kind, last_failure from jobs where id = 'done-1'`.execute(
+      await sql`insert into jobs select 'ghost', payload, state, token, attempts, max_attempts, deadline, available_at, owner, lease_until, reason, dead_since, ordering_key, lease_expiries, enqueued_at, enqueue_position, updated_at, version, queue, priority, kind, last_failure, trace_context from jobs where id = 'done-1'`.execute(
         store.db,
       );
       await sql`update redrives set note = 'OPS-EDITED' where position = ${redriven!.position}`.execute(store.db);
@@ -177,7 +180,7 @@ for (const engine of ENGINES) {
       await sql`update messages set replays = 3 where id = 'c1'`.execute(store.db);
       expect(await lines(store)).toEqual([
         "PROJECTION_MISMATCH guid/G-done ledger row: response differs, attempts=2 (fold: 1)",
-        "PROJECTION_MISMATCH job/done-1 jobs row: token=0 (fold: 1)",
+        `PROJECTION_MISMATCH job/done-1 jobs row: token=0 (fold: 1), trace_context=${TRACED} (fold: null)`,
         "PROJECTION_MISMATCH job/pending-new jobs row: payload differs",
         "PROJECTION_MISMATCH message/c1 messages row: replays=3 (fold: 0)",
         "PROJECTION_MISSING job/dead-permanent no jobs row for a stream of 3 events",

@@ -1,4 +1,4 @@
-import type { DeadReason, Job, JobState, JsonValue, RecordedFailure } from "@verq/core";
+import type { DeadReason, Job, JobState, JsonValue, RecordedFailure, TraceContext } from "@verq/core";
 import type { Selectable } from "kysely";
 import type { JobsTable } from "../../schema.ts";
 import type { BatchColumnType } from "../../dialect/statements.ts";
@@ -33,6 +33,7 @@ const JOB_COLUMN_NAMES = [
   "priority",
   "kind",
   "last_failure",
+  "trace_context",
 ] as const satisfies readonly (keyof JobRow)[];
 export const JOB_COLUMNS = JOB_COLUMN_NAMES.join(", ");
 /** How many columns {@link JOB_COLUMNS} lists: a query may select more after them. */
@@ -48,7 +49,7 @@ export function rowToJob(row: JobRow): Job {
 /** Maps the values of a row selected with {@link JOB_COLUMNS}, in that order, to the domain's `Job`. */
 export function valuesToJob(values: readonly unknown[]): Job {
   const nullable = (value: unknown): number | null => (value === null ? null : Number(value));
-  return {
+  const job: Job = {
     id: values[0] as string,
     payload: JSON.parse(values[1] as string) as JsonValue,
     state: values[2] as JobState,
@@ -71,6 +72,9 @@ export function valuesToJob(values: readonly unknown[]): Job {
     kind: values[19] as string | null,
     lastFailure: values[20] === null ? null : (JSON.parse(values[20] as string) as RecordedFailure),
   };
+  // Absent, not null, for a job enqueued outside any trace, as in the fold of its events; added
+  // after the literal, so that every job read without one keeps the literal's shape (a hot path).
+  return values[21] === null ? job : { ...job, traceContext: JSON.parse(values[21] as string) as TraceContext };
 }
 
 /** The columns that change when a job's stream moves on (everything but id, payload and enqueue facts). */
@@ -102,6 +106,7 @@ export function jobToRow(job: Job, payloadJson: string, enqueuePosition: number)
     queue: job.queue,
     priority: job.priority,
     kind: job.kind,
+    trace_context: job.traceContext === undefined ? null : JSON.stringify(job.traceContext),
     enqueued_at: job.enqueuedAt,
     enqueue_position: enqueuePosition,
     ...mutableColumns(job),
@@ -132,6 +137,7 @@ export const JOB_COLUMN_TYPES: Readonly<Record<keyof JobRow, BatchColumnType>> =
   version: "integer",
   kind: "text",
   last_failure: "text",
+  trace_context: "text",
 };
 
 /**
