@@ -106,8 +106,9 @@ describe("machineJson on other forms of config", () => {
   });
 
   it("leaves out a context that is not plain JSON: a function, a class instance, a number that is not finite", () => {
-    for (const context of [() => ({}), { at: new Date(0) }, { n: Number.NaN }, { list: [1, undefined] }]) {
-      const other = createMachine({ id: "c", context: context as never, initial: "a", states: { a: {} } });
+    const contexts: unknown[] = [() => ({}), { at: new Date(0) }, { n: Number.NaN }, { list: [1, undefined] }];
+    for (const context of contexts) {
+      const other = createMachine({ id: "c", context: context as Record<string, unknown>, initial: "a", states: { a: {} } });
       expect(json(other)).not.toHaveProperty("context");
     }
     const plain = createMachine({ id: "p", context: { flag: false, none: null, n: 0 }, initial: "a", states: { a: {} } });
