@@ -37,6 +37,7 @@ export const BAD_VALUES = {
   queueRoot: [...PATHS, "/nonexistent-verq-root"],
   profile: [...PATHS, "/nonexistent-verq/profile.json"],
   module: [...PATHS, "/nonexistent-verq/streams.mjs", "/"],
+  credentials: [...PATHS, "/nonexistent-verq/dashboard.auth", "/"],
   fileName: ["", "../x.json", "a/b.json", HUGE],
 } as const satisfies Record<string, readonly string[]>;
 
@@ -91,6 +92,7 @@ export const OPTION_KINDS: Record<string, BadKind> = {
   "--out": "path",
   "--docs": "path",
   "--streams": "module",
+  "--auth-file": "credentials",
   "--batch-size": "number",
   "--rounds": "number",
   "--type": "choice",

@@ -53,8 +53,11 @@ function readCredentialFile(file: string): string {
   const path = resolve(file);
   let mode: number;
   try {
-    mode = statSync(path).mode;
+    const stat = statSync(path);
+    if (!stat.isFile()) throw invalid(`the credentials file ${path} is not a file`);
+    mode = stat.mode;
   } catch (error) {
+    if (error instanceof VerqError) throw error;
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
       throw new MessageError("VERQ_FILE_NOT_FOUND", `no credentials file at ${path}`);
     }
