@@ -30,6 +30,7 @@ let dashboard: RunningDashboard;
 let browser: Browser;
 let attacker: Server;
 let attackerUrl: string;
+let authDir: ReturnType<typeof tempDir> | undefined;
 
 /** What the store holds of one job: its state and version, and how many events the log has. */
 async function jobNow(id: string): Promise<{ state: string | undefined; version: number | undefined; events: number }> {
@@ -66,7 +67,8 @@ beforeAll(async () => {
   } finally {
     await store.close();
   }
-  const dir = tempDir("verq-dashboard-auth-");
+  authDir = tempDir("verq-dashboard-auth-");
+  const dir = authDir;
   const authFile = join(dir.path, "dashboard.auth");
   writeFileSync(authFile, `user=${USER}\npassword=${PASSWORD}\n`);
   chmodSync(authFile, 0o600);
@@ -88,6 +90,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  authDir?.remove();
   await browser?.close();
   await dashboard?.stop();
   await new Promise((resolve) => attacker?.close(resolve));
