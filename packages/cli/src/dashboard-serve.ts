@@ -56,17 +56,12 @@ export const dashboard = (context: CliContext, o: DashboardOptions): Promise<voi
     if (o.core !== undefined && credentials === null) {
       throw new VerqError("VERQ_INVALID_ARGUMENT", "--core is for operators who log in: give credentials too (--auth-file)");
     }
+    // Checked whether or not --core is given: a bad value is refused, never ignored.
+    const timeoutMs = parseDuration(o.coreTimeout, "--core-timeout", { min: 1, max: 86_400_000 });
+    const minAgeMs = parseDuration(o.minAge, "--min-age");
+    const maxAttempts = parseWholeNumber(o.maxAttempts, "--max-attempts", { min: 1 });
     const core =
-      o.core === undefined
-        ? undefined
-        : {
-            client: createHttpCoreClient({
-              url: o.core,
-              timeoutMs: parseDuration(o.coreTimeout, "--core-timeout", { min: 1, max: 86_400_000 }),
-            }),
-            minAgeMs: parseDuration(o.minAge, "--min-age"),
-            maxAttempts: parseWholeNumber(o.maxAttempts, "--max-attempts", { min: 1 }),
-          };
+      o.core === undefined ? undefined : { client: createHttpCoreClient({ url: o.core, timeoutMs }), minAgeMs, maxAttempts };
     return withStore(
       o.db,
       async (store) => {
