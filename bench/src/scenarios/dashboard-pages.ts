@@ -1,7 +1,7 @@
 /**
- * Group 9: the read-only dashboard on a large store (SQLite, the embedded default). 9a: the
- * median response time of each page (`app.inject` into the dashboard's own Fastify app, no
- * socket) on 100,000 jobs in every state; 9b: the jobs listing's store read (`JobQueue.page`)
+ * Group 9: the read-only dashboard on a large store. 9a: the median response time of each page
+ * (`app.inject` into the dashboard's own Fastify app, no socket) on 100,000 jobs in every state,
+ * on SQLite (the embedded default) and on PostgreSQL; 9b: the jobs listing's store read (`JobQueue.page`)
  * with a filter, on 1,000,000 jobs, first page and a page deep in the walk. The jobs are
  * enqueued through `enqueueMany` (1,000 a transaction) and moved on through `claimMany` and
  * `finishMany`, so every row has its events; a page never reads an OFFSET, so the deep page
@@ -9,6 +9,8 @@
  */
 import { createDashboardServer } from "@verq/adapters/dashboard";
 import { JobQueue, openStore, type JobsPageFilter, type VerqStore } from "@verq/store";
+import { createTestDatabase } from "@verq/testing";
+import { POOL_SIZE, postgresAvailable, postgresDurability } from "../postgres-settings.ts";
 import { freshDb, jobId } from "../sqlite-files.ts";
 import { lower, percentile, type BenchSize, type Figure, type Scenario } from "../scenario.ts";
 
@@ -74,8 +76,7 @@ const PAGES = [
   "/ledger",
 ];
 
-async function pageTimes(size: BenchSize): Promise<Record<string, Figure>> {
-  const store = await openStore({ path: freshDb(size.dir, "verq-dashboard") });
+async function pageTimes(size: BenchSize, store: VerqStore): Promise<Record<string, Figure>> {
   const app = createDashboardServer({ store });
   try {
     await seed(store, size.quick ? 5_000 : 100_000);
@@ -94,6 +95,20 @@ async function pageTimes(size: BenchSize): Promise<Record<string, Figure>> {
   } finally {
     await app.close();
     await store.close();
+  }
+}
+
+/** {@link pageTimes} on a SQLite file of its own. */
+const sqlitePageTimes = async (size: BenchSize) =>
+  pageTimes(size, await openStore({ path: freshDb(size.dir, "verq-dashboard") }));
+
+/** {@link pageTimes} on a PostgreSQL schema of its own, dropped afterwards. */
+async function postgresPageTimes(size: BenchSize): Promise<Record<string, Figure>> {
+  const database = await createTestDatabase("postgres");
+  try {
+    return await pageTimes(size, await openStore({ url: database.db, poolSize: POOL_SIZE }));
+  } finally {
+    await database.dispose();
   }
 }
 
@@ -130,7 +145,17 @@ export function dashboardScenarios(): Scenario[] {
       system: "verq",
       settings: `median of ${REQUESTS} app.inject requests per page after one not counted; jobs enqueued in batches of 1,000, a tenth claimed and finished`,
       rounds: 1,
-      run: pageTimes,
+      run: sqlitePageTimes,
+    },
+    {
+      group: PAGES_GROUP,
+      system: "verq on PostgreSQL",
+      get settings() {
+        return `as verq's row, on a schema of its own (dropped afterwards), a pool of ${POOL_SIZE}; ${postgresDurability()}`;
+      },
+      rounds: 1,
+      available: postgresAvailable,
+      run: postgresPageTimes,
     },
     {
       group: QUERY_GROUP,

@@ -226,7 +226,8 @@ for (const engine of ENGINES) {
         const worker = new JobWorker(clockless, { owner: "w", idleMs: 60_000, sender: (job) => done.push(job.id) > 0 });
         worker.start();
         await clockless.enqueue({ id: "late", payload: null });
-        for (let i = 0; i < 100 && done.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+        // Woken by the enqueue, not by its next poll a minute away: 10 s leaves room for a loaded machine.
+        for (let i = 0; i < 2_000 && done.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
         const report = await worker.stop();
         expect(done).toEqual(["late"]);
         expect(report.ok).toBe(1);

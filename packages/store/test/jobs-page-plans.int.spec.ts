@@ -59,11 +59,14 @@ for (const engine of ENGINES) {
 
     for (const [filter, index] of CASES) {
       it(`${JSON.stringify(filter)} reads ${index} on its first page and after a cursor, never a scan of the table`, async () => {
-        const first = await selectJobsPage(store.db, filter, null, 50);
+        const first = await selectJobsPage(store.db, store.dialect.statements, filter, null, 50);
         expect(first.jobs).toHaveLength(50);
         expect(first.last).not.toBeNull();
         const name = index === "PRIMARY" ? PRIMARY[engine] : index;
-        const statements = [...jobsPageQueries(store.db, filter, null), ...jobsPageQueries(store.db, filter, first.last)];
+        const statements = [
+          ...jobsPageQueries(store.db, store.dialect.statements, filter, null),
+          ...jobsPageQueries(store.db, store.dialect.statements, filter, first.last),
+        ];
         for (const statement of statements) {
           const lines = await plan(statement.limit(51).compile());
           if (process.env.VERQ_PRINT_PLANS === "1") console.log(`${engine} ${JSON.stringify(filter)}\n  ${lines.join("\n  ")}`);

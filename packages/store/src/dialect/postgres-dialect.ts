@@ -53,6 +53,7 @@ export function postgresStatements(prepared: PreparedStatements): Statements {
       `select claimed.* from (select set_config('enable_sort', 'off', true), set_config('jit', 'off', true)) as claim_settings
         left join lateral (${select}) as claimed on true`,
     jsonText: (column, key) => sql<string | null>`(${sql.ref(column)}::json ->> ${sql.lit(key)})`,
+    notSought: (column) => sql.ref(column),
   };
 }
 

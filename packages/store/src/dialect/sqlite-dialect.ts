@@ -26,6 +26,7 @@ export const sqliteStatements: Statements = {
   standaloneWrites: false,
   withClaimSettings: (select) => select,
   jsonText: (column, key) => sql<string | null>`json_extract(${sql.ref(column)}, ${sql.lit(`$.${key}`)})`,
+  notSought: (column) => sql`+${sql.ref(column)}`,
 };
 
 /** One writer, which commits before the next one takes a position: what is visible is settled. */

@@ -136,4 +136,13 @@ export interface Statements {
    * text in a select list and a `group by` is the same expression.
    */
   jsonText(column: string, key: string): RawBuilder<string | null>;
+  /**
+   * The store's own `column` as an expression of its value that no index is searched by, for a
+   * read that walks another index in its order and only filters by the column. SQLite:
+   * `+column`; its planner, without statistics, takes an equality on the first column of an
+   * index for a handful of rows, and would seek `jobs_counts` by queue and sort all of a queue's
+   * jobs rather than walk the listing's index and stop at the page. PostgreSQL: the column, its
+   * planner weighs the indexes by their statistics (and has no `+` for text).
+   */
+  notSought(column: string): RawBuilder<unknown>;
 }

@@ -130,6 +130,6 @@ export async function jobsPage(
   const checked = checkJobsPageFilter(filter);
   const walk = walkOf(checked);
   const keys = after === null ? null : decodeCursor(after, walk, WALK_KEYS[walk]);
-  const { jobs, last } = await selectJobsPage(context.store.db, checked, keys, limit);
+  const { jobs, last } = await selectJobsPage(context.store.db, context.store.dialect.statements, checked, keys, limit);
   return { jobs, next: last === null ? null : encodeCursor(walk, last) };
 }

@@ -69,7 +69,7 @@ describe("[sqlite] a store made by an older release", () => {
     return database;
   }
 
-  for (const [last, dump] of [...Object.entries(history), ["014-trace-context", latest] as const]) {
+  for (const [last, dump] of [...Object.entries(history), ["015-job-counts-index", latest] as const]) {
     it(`opens a file migrated up to ${last} and brings it to the schema of the whole history`, async () => {
       const database = await fileAt(dump);
       const store = await database.open();

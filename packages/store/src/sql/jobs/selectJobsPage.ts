@@ -1,5 +1,6 @@
 import type { DeadReason, Job, JobState } from "@verq/core";
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from "kysely";
+import type { Statements } from "../../dialect/statements.ts";
 import { FINISHED_JOBS } from "../../migrations/012-lean-job-indexes.ts";
 import type { JobsTable, VerqDatabase } from "../../schema.ts";
 import { rowToJob } from "./jobRow.ts";
@@ -64,14 +65,24 @@ export function prefixEnd(prefix: string): string | null {
   return points.join("") + String.fromCodePoint(next);
 }
 
-function filtered(db: Kysely<VerqDatabase>, state: JobState | undefined, filter: JobsPageFilter): JobsQuery {
+/** What of the dialect a listing's statements need. */
+type PageStatements = Pick<Statements, "notSought">;
+
+function filtered(db: Kysely<VerqDatabase>, statements: PageStatements, walk: JobWalk, filter: JobsPageFilter): JobsQuery {
+  const state = walk === "id" ? undefined : walk;
   let query = db.selectFrom("jobs").selectAll();
   if (state !== undefined) query = query.where(sql.raw<boolean>(STATE_IS[state]));
   // Done jobs through `jobs_finished_updated`, whose condition is FINISHED_JOBS.
   if (state === "done") query = query.where(sql.raw<boolean>(FINISHED_JOBS));
-  if (filter.queue !== undefined) query = query.where("queue", "=", filter.queue);
+  if (filter.queue !== undefined) {
+    // Sought where it leads the walk's index; a filter elsewhere, never a seek of `jobs_counts`.
+    const queue = walk === "pending" || walk === "leased" ? sql.ref("queue") : statements.notSought("queue");
+    query = query.where(sql<boolean>`${queue} = ${filter.queue}`);
+  }
+  // Kind leads no index a walk reads: a filter always (`jobs_counts` could be skip-scanned by it).
+  const kind = statements.notSought("kind");
   if (filter.kind !== undefined)
-    query = filter.kind === null ? query.where("kind", "is", null) : query.where("kind", "=", filter.kind);
+    query = query.where(filter.kind === null ? sql<boolean>`${kind} is null` : sql<boolean>`${kind} = ${filter.kind}`);
   if (filter.reason !== undefined) query = query.where("reason", "=", filter.reason);
   const prefix = filter.idPrefix;
   if (prefix !== undefined) {
@@ -178,10 +189,14 @@ export const walkOf = (filter: JobsPageFilter): JobWalk => filter.state ?? (filt
  * The statements of a page of {@link selectJobsPage}, each before its LIMIT, in the order they
  * run (the next only while the page is not full): what the plans of the listing are read from.
  */
-export function jobsPageQueries(db: Kysely<VerqDatabase>, filter: JobsPageFilter, after: JobKeys | null): JobsQuery[] {
+export function jobsPageQueries(
+  db: Kysely<VerqDatabase>,
+  statements: PageStatements,
+  filter: JobsPageFilter,
+  after: JobKeys | null,
+): JobsQuery[] {
   const walk = walkOf(filter);
-  const state = walk === "id" ? undefined : walk;
-  return stepsOf(walk, after, filter).map((step) => step(filtered(db, state, filter)));
+  return stepsOf(walk, after, filter).map((step) => step(filtered(db, statements, walk, filter)));
 }
 
 /**
@@ -200,6 +215,7 @@ export function jobsPageQueries(db: Kysely<VerqDatabase>, filter: JobsPageFilter
  */
 export async function selectJobsPage(
   db: Kysely<VerqDatabase>,
+  statements: PageStatements,
   filter: JobsPageFilter,
   after: JobKeys | null,
   limit: number,
@@ -207,7 +223,7 @@ export async function selectJobsPage(
   const walk = walkOf(filter);
   const rows: Row[] = [];
   // One row past the page tells whether another page follows.
-  for (const query of jobsPageQueries(db, filter, after)) {
+  for (const query of jobsPageQueries(db, statements, filter, after)) {
     const wanted = limit + 1 - rows.length;
     if (wanted <= 0) break;
     rows.push(...(await query.limit(wanted).execute()));
