@@ -1,7 +1,8 @@
-import { ManualClock, fingerprintRequest, isVerqError, type CoreOutcome } from "@verq/core";
+import { ManualClock, fingerprintRequest, type CoreOutcome, type VerqErrorCode } from "@verq/core";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GuidLedger, type VerqStore } from "../src/index.ts";
+import { expectRefusedUnchanged } from "./helpers/refused-unchanged.ts";
 
 /*
  * An operator acts on the ledger entry they saw: a resolve or a reprocess given the version the
@@ -28,25 +29,8 @@ for (const engine of ENGINES) {
       await database.dispose();
     });
 
-    const snapshot = async () => ({
-      ledger: await store.db
-        .withTables<{ ledger: Record<string, unknown> }>()
-        .selectFrom("ledger")
-        .selectAll()
-        .orderBy("guid")
-        .execute(),
-      events: await store.db.selectFrom("events").selectAll().orderBy("position").execute(),
-    });
-
-    async function expectRefused(call: () => Promise<unknown>, code: string): Promise<void> {
-      const before = await snapshot();
-      const error = await call().then(
-        () => null,
-        (e: unknown) => e,
-      );
-      expect(isVerqError(error, code as never), `expected ${code}, got ${String(error)}`).toBe(true);
-      expect(await snapshot()).toEqual(before);
-    }
+    const expectRefused = (call: () => Promise<unknown>, code: VerqErrorCode) =>
+      expectRefusedUnchanged(store, call, code, ["ledger", "events"]);
 
     /** An entry sent once, whose call ended with `outcome`; its version. */
     async function sentOnce(guid: string, outcome: CoreOutcome): Promise<number> {

@@ -1,4 +1,4 @@
-import { ManualClock, isVerqError } from "@verq/core";
+import { ManualClock, type VerqErrorCode } from "@verq/core";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -6,6 +6,7 @@ import { JobQueue, checkStore, type VerqStore } from "../src/index.ts";
 import { CANCELLED_REASON } from "../src/migrations/007-cancellation.ts";
 import { replacePostgresColumnCheck } from "../src/migrations/postgres/replace-column-check.ts";
 import { replaceSqliteColumnCheck } from "../src/migrations/sqlite/replace-column-check.ts";
+import { expectRefusedUnchanged, snapshotTables } from "./helpers/refused-unchanged.ts";
 
 /** Each engine's way of replacing a column check, as its migration 007 uses it. */
 const replaceColumnCheck = { sqlite: replaceSqliteColumnCheck, postgres: replacePostgresColumnCheck };
@@ -29,22 +30,10 @@ for (const engine of ENGINES) {
       await database.dispose();
     });
 
-    async function snapshotAll() {
-      const jobs = await store.db.selectFrom("jobs").selectAll().orderBy("id").execute();
-      const events = await store.db.selectFrom("events").selectAll().orderBy("position").execute();
-      const redrives = await store.db.selectFrom("redrives").selectAll().orderBy("position").execute();
-      return { jobs, events, redrives };
-    }
-
-    async function expectRefusedWith(call: () => Promise<unknown>, code: string): Promise<void> {
-      const before = await snapshotAll();
-      const error = await call().then(
-        () => null,
-        (e: unknown) => e,
-      );
-      expect(isVerqError(error, code as never), `expected ${code}, got ${String(error)}`).toBe(true);
-      expect(await snapshotAll()).toEqual(before);
-    }
+    const JOB_TABLES = ["jobs", "events", "redrives"] as const;
+    const snapshotAll = () => snapshotTables(store, JOB_TABLES);
+    const expectRefusedWith = (call: () => Promise<unknown>, code: VerqErrorCode) =>
+      expectRefusedUnchanged(store, call, code, JOB_TABLES);
 
     it("a pending job is cancelled with its note and never runs: no claim hands it out", async () => {
       await queue.enqueue({ id: "p", payload: { n: 1 } });

@@ -1,7 +1,8 @@
-import { ManualClock, isVerqError } from "@verq/core";
+import { ManualClock, type VerqErrorCode } from "@verq/core";
 import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { JobQueue, type VerqStore } from "../src/index.ts";
+import { expectRefusedUnchanged } from "./helpers/refused-unchanged.ts";
 
 /*
  * An operator acts on the job they saw: a redrive or a cancel given the version the page was
@@ -26,21 +27,8 @@ for (const engine of ENGINES) {
       await database.dispose();
     });
 
-    const snapshot = async () => ({
-      jobs: await store.db.selectFrom("jobs").selectAll().orderBy("id").execute(),
-      events: await store.db.selectFrom("events").selectAll().orderBy("position").execute(),
-      redrives: await store.db.selectFrom("redrives").selectAll().orderBy("position").execute(),
-    });
-
-    async function expectRefused(call: () => Promise<unknown>, code: string): Promise<void> {
-      const before = await snapshot();
-      const error = await call().then(
-        () => null,
-        (e: unknown) => e,
-      );
-      expect(isVerqError(error, code as never), `expected ${code}, got ${String(error)}`).toBe(true);
-      expect(await snapshot()).toEqual(before);
-    }
+    const expectRefused = (call: () => Promise<unknown>, code: VerqErrorCode) =>
+      expectRefusedUnchanged(store, call, code, ["jobs", "events", "redrives"]);
 
     async function deadJob(id: string): Promise<number> {
       await queue.enqueue({ id, payload: { n: 1 }, maxAttempts: 1 });
