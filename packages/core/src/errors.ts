@@ -20,6 +20,7 @@ export const VERQ_ERROR_CODES = [
   // Jobs: refusals of the job machine and of the operators.
   "VERQ_UNKNOWN_JOB",
   "VERQ_NOT_DEAD",
+  "VERQ_NOT_CANCELLABLE",
   "VERQ_ENQUEUE_CONFLICT",
   "VERQ_JOB_ARCHIVED",
   "VERQ_REDRIVE_RATE_LIMITED",
@@ -55,6 +56,10 @@ export const VERQ_ERROR_CODES = [
   "VERQ_INVALID_GUID",
   "VERQ_GUID_PAYLOAD_MISMATCH",
   "VERQ_PURGE_RETENTION_TOO_SHORT",
+  "VERQ_ENTRY_TOO_YOUNG",
+  "VERQ_NOT_UNKNOWN",
+  "VERQ_NOT_FAILED",
+  "VERQ_ATTEMPTS_EXHAUSTED",
   "VERQ_MISSING_GUID",
   "VERQ_INVALID_JSON",
   // The file queue (see `MessageErrorCode`).

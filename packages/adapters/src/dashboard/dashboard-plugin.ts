@@ -1,7 +1,7 @@
 import { isVerqError, machineGraph, systemClock, VERQ_MACHINES, type Clock, type VerqErrorCode } from "@verq/core";
 import { FileLedger, GuidLedger, JobQueue, type VerqStore } from "@verq/store";
 import type { FastifyPluginCallback, FastifyReply } from "fastify";
-import { edgeErrorMessage, edgeErrorOf } from "../http/edge-errors.ts";
+import { edgeErrorMessage } from "../http/edge-errors.ts";
 import { DASHBOARD_CSS } from "./dashboard-css.ts";
 import { DeclaredReaders, type AnyStreamDefinition } from "./declared-data.ts";
 import { DRAWN_MACHINES } from "./drawn-machines.ts";
@@ -12,8 +12,10 @@ import { registerListRoutes } from "./list-routes.ts";
 import { DashboardAuth, type DashboardAuthOptions } from "./auth/dashboard-auth.ts";
 import { JOB_ACT_EVENTS, jobActForms, registerJobActs } from "./auth/job-actions.ts";
 import { LEDGER_ACT_EVENTS, ledgerActForms, registerLedgerActs, type DashboardCoreOptions } from "./auth/ledger-actions.ts";
-import { bulkActsFor, registerBulkActs } from "./auth/bulk-acts.ts";
+import { registerBulkActs } from "./auth/bulk-acts.ts";
 import { registerLoginRoutes, viewerHtml } from "./auth/login-routes.ts";
+import type { DashboardPageContext, SendPage } from "./page-context.ts";
+import { pageErrorOf } from "./page-errors.ts";
 import { DashboardPaths, problemPage, VIEWER_MARK } from "./page-shell.ts";
 import { streamPage } from "./stream-page.ts";
 import { jobPage, ledgerPage } from "./timeline-page.ts";
@@ -62,9 +64,6 @@ const headers = (forms: boolean) => ({
   "cache-control": "no-store",
 });
 
-/** Codes of bad input (a malformed id, a filter a listing refuses): a 400 page. */
-const INPUT_CODES = new Set(["VERQ_INVALID_ID", "VERQ_INVALID_GUID", "VERQ_INVALID_ARGUMENT"]);
-
 /**
  * The dashboard as a Fastify plugin, for a service's own app or for `verq dashboard`:
  * `GET /` (the job, GUID and message machines drawn from their definitions with their counts, the dead letters
@@ -101,7 +100,7 @@ export const dashboardPlugin: FastifyPluginCallback<DashboardPluginOptions> = (a
   const core = options.core ?? null;
   // With a login, forms may post to the dashboard itself, and each page's header names its reader.
   const HEADERS = headers(auth !== null);
-  const sendPage = (reply: FastifyReply, status: number, body: string) => {
+  const sendPage: SendPage = (reply, status, body) => {
     const text = auth === null ? body : body.replace(VIEWER_MARK, viewerHtml(paths, auth, auth.session(reply.request)));
     return reply.code(status).headers(HEADERS).type("text/html; charset=utf-8").send(text);
   };
@@ -113,11 +112,11 @@ export const dashboardPlugin: FastifyPluginCallback<DashboardPluginOptions> = (a
     problem(reply, 404, "VERQ_NOT_FOUND", `the dashboard has no page at ${request.method} ${request.url.slice(0, 200)}`),
   );
   app.setErrorHandler((error, _request, reply) => {
-    if (isVerqError(error) && INPUT_CODES.has(error.code)) return problem(reply, 400, error.code, error.message);
-    // What Fastify refuses before a page is read (a body too large, a content type it has no parser for).
-    const refused = edgeErrorOf(error as { statusCode?: number });
-    if (refused.status < 500) return problem(reply, refused.status, refused.code, edgeErrorMessage(refused.code));
-    const code = isVerqError(error) ? error.code : "VERQ_UNEXPECTED";
+    // A verq error at its status (bad input is 400), or what Fastify refused before a page was
+    // read (a body too large, a content type it has no parser for), or 500.
+    const { status, code } = pageErrorOf(error);
+    if (isVerqError(error)) return problem(reply, status, code, error.message);
+    if (status < 500) return problem(reply, status, code, edgeErrorMessage(code));
     return problem(reply, 500, code, error instanceof Error ? error.message : "the page could not be read");
   });
 
@@ -133,19 +132,13 @@ export const dashboardPlugin: FastifyPluginCallback<DashboardPluginOptions> = (a
     return sendPage(reply, 200, overviewPage(paths, layouts, overview));
   });
 
-  registerListRoutes(app, {
-    store,
-    jobs: readers.jobs,
-    paths,
-    clock,
-    sendPage,
-    ...(auth === null ? {} : { jobsActs: bulkActsFor(auth, readers.jobs, paths) }),
-  });
+  registerListRoutes(app, { auth, paths, clock, sendPage }, { store, jobs: readers.jobs });
   if (auth !== null) {
-    registerBulkActs(app, { auth, store, paths, clock, sendPage });
-    registerLoginRoutes(app, { auth, paths, clock, sendPage });
-    registerJobActs(app, { auth, jobs: readers.jobs, paths, clock, sendPage });
-    if (core !== null) registerLedgerActs(app, { auth, ledger: readers.guids, core, paths, clock, sendPage });
+    const acting: DashboardPageContext = { auth, paths, clock, sendPage };
+    registerBulkActs(app, acting, store);
+    registerLoginRoutes(app, acting);
+    registerJobActs(app, acting, readers.jobs);
+    if (core !== null) registerLedgerActs(app, acting, readers.guids, core);
   }
 
   app.get<{ Params: { id: string } }>("/jobs/:id", async (request, reply) => {

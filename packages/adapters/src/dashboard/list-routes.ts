@@ -1,36 +1,33 @@
-import type { Clock, DeadReason, GuidState, JobState } from "@verq/core";
+import type { DeadReason, GuidState, JobState } from "@verq/core";
 import { JOB_STATS_NONE, OperatorPages, Schedules, type JobQueue, type VerqStore } from "@verq/store";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Html } from "./html.ts";
-import { JOBS_PAGE_SIZE, JOBS_QUERY_KEYS, jobsListPage, type JobsQuery } from "./jobs-list-page.ts";
+import type { FastifyInstance } from "fastify";
+import { bulkActsFor } from "./auth/bulk-acts.ts";
+import type { DashboardAuth } from "./auth/dashboard-auth.ts";
+import { JOBS_PAGE_SIZE, JOBS_QUERY_KEYS, jobsListPage } from "./jobs-list-page.ts";
 import { LEDGER_PAGE_SIZE, LEDGER_QUERY_KEYS, ledgerListPage } from "./ledger-list-page.ts";
 import { listQuery } from "./list-query.ts";
-import type { DashboardPaths } from "./page-shell.ts";
+import type { DashboardPageContext } from "./page-context.ts";
 import { queuesPage } from "./queues-page.ts";
 import { schedulesPage } from "./schedules-page.ts";
-
-/** What the listings need from the plugin that mounts them. */
-export interface ListRoutesContext {
-  readonly store: VerqStore;
-  readonly jobs: JobQueue;
-  readonly paths: DashboardPaths;
-  readonly clock: Clock;
-  readonly sendPage: (reply: FastifyReply, status: number, body: string) => unknown;
-  /** The acts a reader of the jobs listing may take on what it shows (a bulk redrive), if any. */
-  readonly jobsActs?: (request: FastifyRequest, query: JobsQuery, at: number) => Promise<Html | null>;
-}
 
 /**
  * Registers the listings on `app`: `GET /jobs` (filters `state`, `queue`, `kind` (`(none)`: jobs
  * without one), `reason`, `id` (a prefix), the cursor `after`), `GET /queues`, `GET /schedules` and
  * `GET /ledger` (`state`, `after`). Every filter is checked by the store's read before anything is
  * read; a bad one (an unknown state, a malformed name, a cursor the listing did not give, a field
- * the page does not take) is a `VERQ_INVALID_ARGUMENT` the plugin answers with a 400 page.
+ * the page does not take) is a `VERQ_INVALID_ARGUMENT` the plugin answers with a 400 page. With a
+ * login, a session's listing of dead jobs offers their bulk redrive (`bulkActsFor`).
  */
-export function registerListRoutes(app: FastifyInstance, context: ListRoutesContext): void {
-  const { jobs, paths, clock, sendPage } = context;
-  const pages = new OperatorPages(context.store);
-  const schedules = new Schedules(context.store, jobs, { clock });
+export function registerListRoutes(
+  app: FastifyInstance,
+  context: DashboardPageContext<DashboardAuth | null>,
+  readers: { readonly store: VerqStore; readonly jobs: JobQueue },
+): void {
+  const { auth, paths, clock, sendPage } = context;
+  const { store, jobs } = readers;
+  const pages = new OperatorPages(store);
+  const schedules = new Schedules(store, jobs, { clock });
+  const jobsActs = auth === null ? null : bulkActsFor(auth, jobs, paths);
 
   app.get("/jobs", async (request, reply) => {
     const query = listQuery(request.query, JOBS_QUERY_KEYS);
@@ -44,7 +41,7 @@ export function registerListRoutes(app: FastifyInstance, context: ListRoutesCont
     };
     const result = await jobs.page(filter, query.after ?? null, JOBS_PAGE_SIZE);
     const at = clock.now();
-    const acts = (await context.jobsActs?.(request, query, at)) ?? null;
+    const acts = (await jobsActs?.(request, query, at)) ?? null;
     return sendPage(reply, 200, jobsListPage(paths, at, query, result, acts));
   });
 

@@ -1,4 +1,5 @@
 import type { Overview } from "./dashboard-data.ts";
+import { ledgerTable } from "./data-table.ts";
 import { html, type Html } from "./html.ts";
 import type { DrawnMachine } from "./drawn-machines.ts";
 import { kindName } from "./failure-html.ts";
@@ -141,18 +142,6 @@ function jobsSection(o: Overview, paths: DashboardPaths): Html {
 
 function ledgerSection(o: Overview, paths: DashboardPaths): Html {
   const { oldestUnknown, oldestFailed } = o.ledger;
-  const rows = o.open.map(
-    (e) =>
-      html`<tr data-guid="${e.guid}">
-        <td>
-          <a href="${paths.ledger(e.guid)}"><code>${e.guid}</code></a>
-        </td>
-        <td><span class="badge ${e.state}">${e.state}</span></td>
-        <td><code>${e.code}</code></td>
-        <td class="num">${e.attempts}</td>
-        <td>${time(e.updatedAt)}</td>
-      </tr>`,
-  );
   return html`<section id="ledger">
     <h2>GUID ledger: UNKNOWN and FAILED</h2>
     <dl class="facts">
@@ -167,24 +156,7 @@ function ledgerSection(o: Overview, paths: DashboardPaths): Html {
       <dt>last purge</dt>
       <dd>${o.ledger.lastPurge === null ? "none" : html`${time(o.ledger.lastPurge.at)}, ${o.ledger.lastPurge.count} entries`}</dd>
     </dl>
-    ${
-      o.open.length === 0
-        ? html`<p id="ledger-open-empty" class="muted">No UNKNOWN or FAILED entry.</p>`
-        : html`<table id="ledger-open">
-            <thead>
-              <tr>
-                <th>GUID</th>
-                <th>state</th>
-                <th>code</th>
-                <th class="num">attempts</th>
-                <th>since</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>`
-    }
+    ${ledgerTable(paths, "ledger-open", o.open, { id: "ledger-open-empty", text: "No UNKNOWN or FAILED entry." })}
     ${o.open.length >= o.limit && html`<p class="note">The ${o.limit} oldest are shown.</p>`}
     <p><a id="ledger-all" href="${paths.list("ledger")}">Every UNKNOWN and FAILED entry, page by page</a></p>
   </section>`;

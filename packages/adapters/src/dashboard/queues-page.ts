@@ -1,5 +1,6 @@
 import { JOB_STATES } from "@verq/core";
 import type { QueueStats } from "@verq/store";
+import { dataTable, num } from "./data-table.ts";
 import { html } from "./html.ts";
 import { page, time, type DashboardPaths } from "./page-shell.ts";
 
@@ -43,23 +44,10 @@ export function queuesPage(paths: DashboardPaths, at: number, queues: readonly Q
         Every queue with jobs or a limit. A limit is the most of the queue's jobs leased at once, across every worker; the
         earliest due is that of its pending jobs (in the past: waiting for a worker).
       </p>
-      ${
-        queues.length === 0
-          ? html`<p id="queues-empty" class="muted">No queue has a job or a limit.</p>`
-          : html`<table id="queues-table">
-              <thead>
-                <tr>
-                  <th>queue</th>
-                  <th class="num">limit</th>
-                  ${JOB_STATES.map((state) => html`<th class="num">${state}</th>`)}
-                  <th>earliest due pending</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${rows}
-              </tbody>
-            </table>`
-      }
+      ${dataTable("queues-table", ["queue", num("limit"), ...JOB_STATES.map(num), "earliest due pending"], rows, {
+        id: "queues-empty",
+        text: "No queue has a job or a limit.",
+      })}
     </section>`,
   );
 }

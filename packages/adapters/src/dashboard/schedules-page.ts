@@ -1,4 +1,5 @@
 import { dueSlot, scheduleDueSlot, type Schedule } from "@verq/core";
+import { dataTable, num } from "./data-table.ts";
 import { html } from "./html.ts";
 import { page, time, type DashboardPaths } from "./page-shell.ts";
 
@@ -49,27 +50,12 @@ export function schedulesPage(paths: DashboardPaths, at: number, schedules: read
         the slots that fell while no scheduler ran, only the latest is enqueued; "due now" is a slot no scheduler has enqueued
         yet.
       </p>
-      ${
-        schedules.length === 0
-          ? html`<p id="schedules-empty" class="muted">No schedule.</p>`
-          : html`<table id="schedules-table">
-              <thead>
-                <tr>
-                  <th>name</th>
-                  <th>state</th>
-                  <th>cron</th>
-                  <th>queue</th>
-                  <th>next slot</th>
-                  <th>due now</th>
-                  <th>last fired</th>
-                  <th class="num">fired</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${rows}
-              </tbody>
-            </table>`
-      }
+      ${dataTable(
+        "schedules-table",
+        ["name", "state", "cron", "queue", "next slot", "due now", "last fired", num("fired")],
+        rows,
+        { id: "schedules-empty", text: "No schedule." },
+      )}
     </section>`,
   );
 }

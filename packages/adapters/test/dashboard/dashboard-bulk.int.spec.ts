@@ -112,18 +112,26 @@ for (const engine of ENGINES) {
 
     it("refuses a bad note, a bad pace, a forged form and a lock held elsewhere, changing nothing", async () => {
       const events = (await readAllEvents(store.db)).length;
-      const expectRefused = async (response: Response, status: number, code: string) => {
+      const expectRefused = async (response: Response, status: number, code: string, back?: string) => {
         expect(response.status).toBe(status);
-        expect(await response.text()).toContain(code);
+        const text = await response.text();
+        expect(text).toContain(code);
+        if (back !== undefined) expect(text).toContain(`id="problem-back" href="${back}"`);
         expect((await readAllEvents(store.db)).length).toBe(events);
         expect((await jobs()).map((job) => job.state)).toEqual(["dead", "dead", "dead"]);
       };
-      await expectRefused(await submit(await listing(), { note: "fixed it", rate: "10/s" }), 400, "VERQ_INVALID_NOTE");
+      await expectRefused(
+        await submit(await listing(), { note: "fixed it", rate: "10/s" }),
+        400,
+        "VERQ_INVALID_NOTE",
+        "/jobs?state=dead",
+      );
       await expectRefused(await submit(await listing(), { note: "OPS-1", rate: "fast" }), 400, "VERQ_INVALID_ARGUMENT");
       await expectRefused(
         await submit(await listing(), { note: "OPS-1", rate: "10/s", reason: "bored" }),
         400,
         "VERQ_INVALID_ARGUMENT",
+        "/jobs?state=dead&amp;reason=bored",
       );
       const page = await listing();
       const forged = await fetch(`${base}/jobs/redrive-dead`, {
@@ -132,11 +140,19 @@ for (const engine of ENGINES) {
         body: new URLSearchParams({ form_token: "x.y", drawn_at: "1", note: "OPS-1", rate: "10/s" }),
       });
       await expectRefused(forged, 403, "VERQ_FORBIDDEN");
+      // Stopping needs the page's token as well; there is no run to stop, and nothing changes.
+      await expectRefused(
+        await fetch(`${base}/bulk/stop`, { method: "POST", headers: { ...FORM, cookie }, body: "form_token=x.y" }),
+        403,
+        "VERQ_FORBIDDEN",
+      );
       const held = await new OperatorLocks(store).acquire(BULK_REDRIVE_LOCK, "cli-run", 60_000);
       expect(held.acquired).toBe(true);
       const locked = await submit(page, { note: "OPS-1", rate: "10/s" });
       expect(locked.status).toBe(409);
-      expect(await locked.text()).toContain("VERQ_BULK_RUNNING");
+      const text = await locked.text();
+      expect(text).toContain("VERQ_BULK_RUNNING");
+      expect(text).toContain('id="problem-back" href="/jobs?state=dead"');
       expect((await jobs()).map((job) => job.state)).toEqual(["dead", "dead", "dead"]);
     });
   });

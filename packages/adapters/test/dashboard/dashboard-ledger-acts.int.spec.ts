@@ -179,6 +179,60 @@ for (const engine of ENGINES) {
       expect(core.received).toBe(0);
     });
 
+    it("refuses an act the guid machine refuses on the entry as shown with the machine's own code (409): nothing changed, the core not called", async () => {
+      await sentOnce("L-7", { kind: "no-answer" }); // UNKNOWN, younger than the min age
+      await sentOnce("L-8", { kind: "not-sent" }); // FAILED, below the cap
+      await sentOnce("L-9", { kind: "not-sent" });
+      for (const attempt of [2, 3]) {
+        await ledger.reprocess("L-9", 3);
+        await ledger.record("L-9", attempt, { kind: "not-sent" });
+      }
+      // Were the core asked about an entry, the act would end 502 VERQ_RETRYABLE instead.
+      await core.refuseConnections();
+      const entries = async () => Promise.all(["L-7", "L-8", "L-9"].map((guid) => ledger.get(guid)));
+      const before = { events: await eventCount(), entries: await entries() };
+      const refusals = [
+        { guid: "L-7", act: "resolve", code: "VERQ_ENTRY_TOO_YOUNG", says: "the core may still be processing it" },
+        { guid: "L-8", act: "resolve", code: "VERQ_NOT_UNKNOWN", says: "only an UNKNOWN entry is settled" },
+        { guid: "L-7", act: "reprocess", code: "VERQ_NOT_FAILED", says: "it is never sent again" },
+        { guid: "L-9", act: "reprocess", code: "VERQ_ATTEMPTS_EXHAUSTED", says: "attempt cap (3 of 3)" },
+      ];
+      for (const { guid, act, code, says } of refusals) {
+        // The form is posted as the entry is now: the version is current, only the machine refuses.
+        const version = String((await ledger.get(guid))?.version);
+        const page = await entryPage(guid);
+        const refused = await post(guid, act, { form_token: tokenOf(page, 'class="logout"'), version });
+        const text = await refused.text();
+        expect({ guid, act, status: refused.status, code: codeOf(text) }).toEqual({ guid, act, status: 409, code });
+        expect(text).toContain(says);
+        expect(text).toContain(`id="problem-back" href="/ledger/${guid}"`);
+      }
+      expect(await eventCount()).toBe(before.events);
+      expect(await entries()).toEqual(before.entries);
+      expect(core.received).toBe(0);
+    });
+
+    it("refuses an inquiry drawn before another settled the entry with VERQ_ENTRY_CHANGED, though the core is not asked", async () => {
+      const request = await sentOnce("L-10", { kind: "no-answer" });
+      core.bank.process(request);
+      clock.advance(MIN_AGE);
+      const seen = await entryPage("L-10");
+      const other = await entryPage("L-10");
+      const first = await post("L-10", "resolve", {
+        form_token: tokenOf(other, 'data-act="resolve"'),
+        version: versionOf(other),
+      });
+      expect(first.status).toBe(303);
+      const settled = await ledger.get("L-10");
+      expect(settled?.state).toBe("DONE");
+      const before = await eventCount();
+      const stale = await post("L-10", "resolve", { form_token: tokenOf(seen, 'data-act="resolve"'), version: versionOf(seen) });
+      expect(stale.status).toBe(409);
+      expect(codeOf(await stale.text())).toBe("VERQ_ENTRY_CHANGED");
+      expect(await eventCount()).toBe(before);
+      expect(await ledger.get("L-10")).toEqual(settled);
+    });
+
     it("refuses an act without a session (401); offers no form without a session, nor without a core", async () => {
       await sentOnce("L-6", { kind: "not-sent" });
       const page = await entryPage("L-6");

@@ -101,6 +101,33 @@ for (const engine of ENGINES) {
       expect((await new JobQueue(store).get(SEEDED.exhausted))?.state).toBe("dead");
     });
 
+    it("refuses a logout without the page's token, or from another site's page: the session lives on", async () => {
+      const cookie = cookieOf(await logIn(TOKEN));
+      const page = await (await fetch(`${base}/jobs/${SEEDED.exhausted}`, { headers: { cookie } })).text();
+      const logOut = (token: string, headers: Record<string, string> = {}) =>
+        fetch(`${base}/logout`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { ...FORM, cookie, ...headers },
+          body: new URLSearchParams({ form_token: token }),
+        });
+      const refusals = [
+        { response: await logOut("x.y"), status: 403, code: "VERQ_FORBIDDEN" },
+        {
+          response: await logOut(tokenOf(page, 'class="logout"'), { "sec-fetch-site": "cross-site" }),
+          status: 403,
+          code: "VERQ_FORBIDDEN",
+        },
+      ];
+      for (const { response, status, code } of refusals) {
+        expect(response.status).toBe(status);
+        expect(await response.text()).toContain(code);
+        expect(response.headers.get("set-cookie")).toBeNull();
+      }
+      const after = await (await fetch(`${base}/jobs/${SEEDED.exhausted}`, { headers: { cookie } })).text();
+      expect(after).toContain('data-act="redrive"');
+    });
+
     it("refuses logins from an address after five failures, even a right one, and logs no secret or note", async () => {
       const events = (await readAllEvents(store.db)).length;
       for (let i = 0; i < 5; i++) expect((await logIn(`wrong-${i}-0123456789abcdef`)).status).toBe(401);

@@ -1,14 +1,15 @@
 import { hostname } from "node:os";
 import { DEAD_REASONS, isValidRedriveNote, isVerqError, type Clock, type DeadReason, type VerqErrorCode } from "@verq/core";
 import type { JobQueue, VerqStore } from "@verq/store";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { bulkFilter, bulkRedrive, type BulkRedriveCounts, type BulkRedriveReport } from "../../operators/bulk-redrive.ts";
 import type { JobsQuery } from "../jobs-list-page.ts";
 import { formatRate, parseRate, type Rate } from "../../operators/rate.ts";
 import { html, type Html } from "../html.ts";
-import { page, problemPage, time, type DashboardPaths } from "../page-shell.ts";
-import { FORM_TOKEN_FIELD, seeOther, type DashboardAuth } from "./dashboard-auth.ts";
-import { formBody, refusalPage } from "./login-routes.ts";
+import type { DashboardPageContext } from "../page-context.ts";
+import { page, time, type DashboardPaths } from "../page-shell.ts";
+import { FORM_TOKEN_FIELD, type DashboardAuth } from "./dashboard-auth.ts";
+import { refusal, runAct } from "./run-act.ts";
 import type { DashboardSession } from "./sessions.ts";
 
 /** The lease of the bulk-redrive lock a dashboard's run holds, as `verq jobs redrive --all`'s default. */
@@ -28,32 +29,18 @@ interface BulkRun {
   readonly done: Promise<void>;
 }
 
-/** What the bulk routes need. */
-export interface BulkActContext {
-  readonly auth: DashboardAuth;
-  readonly store: VerqStore;
-  readonly paths: DashboardPaths;
-  readonly clock: Clock;
-  readonly sendPage: (reply: FastifyReply, status: number, body: string) => FastifyReply;
-}
-
-const REFUSAL_STATUS: Partial<Record<VerqErrorCode, number>> = {
-  VERQ_INVALID_NOTE: 400,
-  VERQ_INVALID_ARGUMENT: 400,
-  VERQ_BULK_RUNNING: 409,
-};
-
 /**
  * Registers the bulk redrive of the dead jobs a listing shows: `POST /jobs/redrive-dead` starts
  * one (from the form of `/jobs?state=dead`, with its reason filter), `GET /bulk` shows the run's
- * progress and its end, `POST /bulk/stop` stops it after the redrive in progress. The run is
- * `bulkRedrive`, as `verq jobs redrive --all` runs it: the store's one bulk-redrive lock (another
- * holder, here or in a CLI, is `VERQ_BULK_RUNNING`), the pace the form names (the job machine's
- * redrive limit as well), a ticket note on every audited redrive, and only the jobs dead when the
- * page was drawn. Closing the app stops the run the same way.
+ * progress and its end, `POST /bulk/stop` stops it after the redrive in progress; each form is run
+ * by {@link runAct} (the login's checks first). The run is `bulkRedrive`, as `verq jobs redrive
+ * --all` runs it: the store's one bulk-redrive lock (another holder, here or in a CLI, is
+ * `VERQ_BULK_RUNNING`), the pace the form names (the job machine's redrive limit as well), a
+ * ticket note on every audited redrive, and only the jobs dead when the page was drawn. Closing
+ * the app stops the run the same way.
  */
-export function registerBulkActs(app: FastifyInstance, context: BulkActContext): void {
-  const { auth, store, paths, clock, sendPage } = context;
+export function registerBulkActs(app: FastifyInstance, context: DashboardPageContext, store: VerqStore): void {
+  const { auth, paths, clock, sendPage } = context;
   let run: BulkRun | null = null;
 
   app.addHook("onClose", async () => {
@@ -61,65 +48,62 @@ export function registerBulkActs(app: FastifyInstance, context: BulkActContext):
     await run?.done;
   });
 
-  app.post("/jobs/redrive-dead", async (request, reply) => {
-    const body = formBody(request.body);
-    const checked = auth.checkForm(request, body);
-    if ("status" in checked) return sendPage(reply, checked.status, refusalPage(paths, clock.now(), checked));
-    const back = paths.list("jobs", { state: "dead", reason: body.reason });
-    const refused = (code: VerqErrorCode, message: string) =>
-      sendPage(
-        reply,
-        REFUSAL_STATUS[code] ?? 400,
-        problemPage(paths, clock.now(), REFUSAL_STATUS[code] ?? 400, code, message, back),
-      );
-    if (run !== null && run.report === null && run.failure === null) {
-      return refused("VERQ_BULK_RUNNING", "a bulk redrive this dashboard started is under way; see its progress at /bulk");
-    }
-    if (!isValidRedriveNote(body.note)) {
-      return refused("VERQ_INVALID_NOTE", "the note must be a ticket id: 1-64 ASCII letters, digits or . _ - : # /");
-    }
-    const reason = body.reason === undefined || body.reason === "" ? null : body.reason;
-    if (reason !== null && !(DEAD_REASONS as readonly string[]).includes(reason)) {
-      return refused("VERQ_INVALID_ARGUMENT", "the form names no dead reason; reload the listing");
-    }
-    const drawnAt = Number(body.drawn_at);
-    const now = clock.now();
-    if (!/^[0-9]{1,16}$/.test(body.drawn_at ?? "") || drawnAt > now) {
-      return refused("VERQ_INVALID_ARGUMENT", "the form names no time it was drawn at; reload the listing");
-    }
-    let rate: Rate;
-    try {
-      rate = parseRate(body.rate ?? "", "the rate");
-    } catch (error) {
-      if (!isVerqError(error)) throw error;
-      return refused(error.code, error.message);
-    }
-    const started = startRun(store, clock, {
-      operator: checked.operator,
-      note: body.note,
-      rate,
-      reason: reason as DeadReason | null,
-      olderThanMs: now - drawnAt,
-    });
-    // The lock is taken, or refused, before the first progress: answer with either.
-    const first = await started.begun;
-    if (first !== null) return refused(first.code, first.message);
-    run = started.run;
-    return seeOther(reply, `${paths.prefix}/bulk`);
-  });
+  app.post("/jobs/redrive-dead", (request, reply) =>
+    runAct(context, request, reply, {
+      back: (body) => paths.list("jobs", { state: "dead", reason: body.reason }),
+      run: async ({ body, session }) => {
+        if (run !== null && run.report === null && run.failure === null) {
+          return refusal("VERQ_BULK_RUNNING", "a bulk redrive this dashboard started is under way; see its progress at /bulk");
+        }
+        if (!isValidRedriveNote(body.note)) {
+          return refusal("VERQ_INVALID_NOTE", "the note must be a ticket id: 1-64 ASCII letters, digits or . _ - : # /");
+        }
+        const reason = body.reason === undefined || body.reason === "" ? null : body.reason;
+        if (reason !== null && !(DEAD_REASONS as readonly string[]).includes(reason)) {
+          return refusal("VERQ_INVALID_ARGUMENT", "the form names no dead reason; reload the listing");
+        }
+        const drawnAt = Number(body.drawn_at);
+        const now = clock.now();
+        if (!/^[0-9]{1,16}$/.test(body.drawn_at ?? "") || drawnAt > now) {
+          return refusal("VERQ_INVALID_ARGUMENT", "the form names no time it was drawn at; reload the listing");
+        }
+        let rate: Rate;
+        try {
+          rate = parseRate(body.rate ?? "", "the rate");
+        } catch (error) {
+          if (!isVerqError(error)) throw error;
+          return refusal(error.code, error.message);
+        }
+        const started = startRun(store, clock, {
+          operator: session.operator,
+          note: body.note,
+          rate,
+          reason: reason as DeadReason | null,
+          olderThanMs: now - drawnAt,
+        });
+        // The lock is taken, or refused, before the first progress: answer with either.
+        const first = await started.begun;
+        if (first !== null) return first;
+        run = started.run;
+        return { next: `${paths.prefix}/bulk` };
+      },
+    }),
+  );
 
   app.get("/bulk", (request, reply) => {
     const session = auth.session(request);
     return sendPage(reply, 200, bulkPage(paths, clock.now(), run, session === null ? null : { auth, session }));
   });
 
-  app.post("/bulk/stop", async (request, reply) => {
-    const checked = auth.checkForm(request, formBody(request.body));
-    if ("status" in checked) return sendPage(reply, checked.status, refusalPage(paths, clock.now(), checked));
-    run?.stop.abort();
-    await run?.done;
-    return seeOther(reply, `${paths.prefix}/bulk`);
-  });
+  app.post("/bulk/stop", (request, reply) =>
+    runAct(context, request, reply, {
+      run: async () => {
+        run?.stop.abort();
+        await run?.done;
+        return { next: `${paths.prefix}/bulk` };
+      },
+    }),
+  );
 }
 
 /** Starts a run; `begun` resolves once its lock is held (`null`) or with why it never began. */

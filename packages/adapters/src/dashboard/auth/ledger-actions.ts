@@ -1,7 +1,7 @@
 import {
   decideGuid,
   guidCommands,
-  isVerqError,
+  VerqError,
   type Clock,
   type GuidEventType,
   type GuidRefusal,
@@ -9,14 +9,15 @@ import {
   type VerqErrorCode,
 } from "@verq/core";
 import type { GuidLedger } from "@verq/store";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { CoreClient } from "../../relay/core-client.ts";
 import { reprocessOne } from "../../relay/reprocess-failed.ts";
 import { resolveOne } from "../../relay/resolve-unknown.ts";
 import { html, type Html } from "../html.ts";
-import { problemPage, time, type DashboardPaths } from "../page-shell.ts";
-import { FORM_TOKEN_FIELD, seeOther, type DashboardAuth } from "./dashboard-auth.ts";
-import { formBody, refusalPage } from "./login-routes.ts";
+import type { DashboardPageContext } from "../page-context.ts";
+import { time, type DashboardPaths } from "../page-shell.ts";
+import { FORM_TOKEN_FIELD, type DashboardAuth } from "./dashboard-auth.ts";
+import { asShown, refusal, runAct, type ActRefusal } from "./run-act.ts";
 import type { DashboardSession } from "./sessions.ts";
 
 /** The acts an operator can take on one ledger entry from its page: the relay's resolve and reprocess. */
@@ -44,22 +45,12 @@ export interface DashboardCoreOptions {
 export const DEFAULT_MIN_AGE_MS = 60_000;
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
-/** What the ledger act routes need. */
-export interface LedgerActContext {
-  readonly auth: DashboardAuth;
-  readonly ledger: GuidLedger;
-  readonly core: DashboardCoreOptions;
-  readonly paths: DashboardPaths;
-  readonly clock: Clock;
-  readonly sendPage: (reply: FastifyReply, status: number, body: string) => FastifyReply;
-}
-
-/** The HTTP status of each code the store may refuse an act with; any other code is 500. */
-const REFUSAL_STATUS: Partial<Record<VerqErrorCode, number>> = {
-  VERQ_INVALID_ARGUMENT: 400,
-  VERQ_INVALID_GUID: 400,
-  VERQ_UNKNOWN_GUID: 404,
-  VERQ_ENTRY_CHANGED: 409,
+/** The code of each refusal of the guid machine a ledger act can meet: the rule the entry fails as it is now. */
+const REFUSAL_CODES: Readonly<Partial<Record<GuidRefusal, VerqErrorCode>>> = {
+  "too-young": "VERQ_ENTRY_TOO_YOUNG",
+  "not-unknown": "VERQ_NOT_UNKNOWN",
+  "not-failed": "VERQ_NOT_FAILED",
+  "attempts-exhausted": "VERQ_ATTEMPTS_EXHAUSTED",
 };
 
 /** What the operator is told when the guid machine refuses an act on the entry as it is now. */
@@ -70,64 +61,86 @@ function refusalMessage(refusal: GuidRefusal | "not-asked", entry: LedgerEntry, 
   if (refusal === "attempts-exhausted") {
     return `the entry is at its attempt cap (${entry.attempts} of ${core.maxAttempts}); it is not sent again`;
   }
-  return `the entry is ${entry.state}, version ${entry.version}; nothing was done. Reload its page and decide again`;
+  if (refusal === "not-failed" && entry.state === "UNKNOWN") {
+    return "the entry is UNKNOWN: it may have been processed, so it is never sent again; ask the core about it instead. Nothing was done";
+  }
+  const only =
+    refusal === "not-failed" ? "only a FAILED entry is sent again" : "only an UNKNOWN entry is settled by the core's inquiry";
+  return `the entry is ${entry.state}; ${only}. Nothing was done`;
 }
 
 /**
- * Registers `POST /ledger/:guid/resolve` and `POST /ledger/:guid/reprocess`. Each goes through
- * the login's checks ({@link DashboardAuth.checkForm}), then through the same operation as `verq
- * relay resolve` and `verq relay reprocess` for one entry (`resolveOne`, `reprocessOne`), with the
- * version of the entry the page was drawn at: the guid machine decides, and an entry that moved on
- * since is `VERQ_ENTRY_CHANGED`. A refusal of the machine (too young, not UNKNOWN, not FAILED, at
- * the cap) is a 409 page with `VERQ_ENTRY_CHANGED` too; an inquiry the core did not answer is a
- * 502 page with `VERQ_RETRYABLE` and the entry left UNKNOWN. Accepted, the browser is sent back to
- * the entry's page, where the event the act ended with is marked. A reprocess whose call to the
- * core failed is recorded as that call is for a channel request, and the page shows it.
+ * The refusal of an act on `entry` the guid machine refused (`not-asked`: the relay did not ask
+ * the core, as the machine would not let an answer settle the entry), with the machine's own
+ * code; or `VERQ_ENTRY_CHANGED` when the entry is no longer at the version the operator saw,
+ * which the store checks only once the core was asked. A refusal no ledger act can meet is a bug.
  */
-export function registerLedgerActs(app: FastifyInstance, context: LedgerActContext): void {
-  const { auth, ledger, paths, clock, sendPage } = context;
-  const core = settingsOf(context.core);
+function ledgerRefusal(
+  refusal: GuidRefusal | "not-asked",
+  entry: LedgerEntry,
+  core: Required<DashboardCoreOptions>,
+  expectedVersion: number,
+): ActRefusal {
+  if (entry.version !== expectedVersion) {
+    const message = `guid ${entry.guid} is at version ${entry.version}, not ${expectedVersion} as when it was read; nothing was done. Read it again and decide again`;
+    return { code: "VERQ_ENTRY_CHANGED", message };
+  }
+  const machine = refusal === "not-asked" ? (entry.state === "UNKNOWN" ? "too-young" : "not-unknown") : refusal;
+  const code = REFUSAL_CODES[machine];
+  if (code === undefined) throw new VerqError("VERQ_UNEXPECTED", `an act on guid ${entry.guid} was refused: ${machine}`);
+  return { code, message: refusalMessage(refusal, entry, core) };
+}
+
+/**
+ * Registers `POST /ledger/:guid/resolve` and `POST /ledger/:guid/reprocess`, each run by
+ * {@link runAct} (the login's checks first) through the same operation as `verq relay resolve`
+ * and `verq relay reprocess` for one entry (`resolveOne`, `reprocessOne`), with the version of
+ * the entry the page was drawn at: an entry that moved on since is `VERQ_ENTRY_CHANGED`.
+ * Otherwise the guid machine decides, and a refusal is a 409 page with its own code:
+ * `VERQ_ENTRY_TOO_YOUNG` (UNKNOWN, younger than the min age), `VERQ_NOT_UNKNOWN` (a resolve of
+ * another state), `VERQ_NOT_FAILED` (a reprocess of another state), `VERQ_ATTEMPTS_EXHAUSTED`
+ * (at the cap). An inquiry the core did not answer is a 502 page with `VERQ_RETRYABLE` and the
+ * entry left UNKNOWN. Accepted, the browser is sent back to the entry's page, where the event the
+ * act ended with is marked. A reprocess whose call to the core failed is recorded as that call is
+ * for a channel request, and the page shows it.
+ */
+export function registerLedgerActs(
+  app: FastifyInstance,
+  context: DashboardPageContext,
+  ledger: GuidLedger,
+  options: DashboardCoreOptions,
+): void {
+  const core = settingsOf(options);
   const relay = { ledger, core: core.client };
   for (const act of LEDGER_ACTS) {
-    app.post<{ Params: { guid: string } }>(`/ledger/:guid/${act}`, async (request, reply) => {
-      const body = formBody(request.body);
-      const checked = auth.checkForm(request, body);
-      if ("status" in checked) return sendPage(reply, checked.status, refusalPage(paths, clock.now(), checked));
+    app.post<{ Params: { guid: string } }>(`/ledger/:guid/${act}`, (request, reply) => {
       const { guid } = request.params;
-      const refused = (status: number, code: VerqErrorCode, message: string) =>
-        sendPage(reply, status, problemPage(paths, clock.now(), status, code, message, paths.ledger(guid)));
-      if (typeof body.version !== "string" || !/^[1-9][0-9]{0,15}$/.test(body.version)) {
-        return refused(400, "VERQ_INVALID_ARGUMENT", "the form names no version of the entry; reload the entry's page");
-      }
-      const expectedVersion = Number(body.version);
-      const gone = () => refused(404, "VERQ_UNKNOWN_GUID", `the ledger has no entry for GUID ${guid}`);
-      try {
-        if (act === "resolve") {
-          const result = await resolveOne(relay, guid, { minAgeMs: core.minAgeMs, expectedVersion });
-          if (result.outcome === "gone") return gone();
-          if (result.outcome === "inquiry-error") {
-            const message = `the core did not answer the inquiry (${result.reason}); the entry is left UNKNOWN: try again later`;
-            return refused(502, "VERQ_RETRYABLE", message);
+      const gone = refusal("VERQ_UNKNOWN_GUID", `the ledger has no entry for GUID ${guid}`);
+      return runAct(context, request, reply, {
+        back: () => context.paths.ledger(guid),
+        run: asShown("entry", async (_form, expectedVersion) => {
+          if (act === "resolve") {
+            const result = await resolveOne(relay, guid, { minAgeMs: core.minAgeMs, expectedVersion });
+            if (result.outcome === "gone") return gone;
+            if (result.outcome === "inquiry-error") {
+              const message = `the core did not answer the inquiry (${result.reason}); the entry is left UNKNOWN: try again later`;
+              return refusal("VERQ_RETRYABLE", message);
+            }
+            if (result.outcome !== "settled") {
+              const refused = result.outcome === "refused" ? result.refusal : "not-asked";
+              return ledgerRefusal(refused, result.entry, core, expectedVersion);
+            }
+          } else {
+            const item = await reprocessOne(relay, guid, { maxAttempts: core.maxAttempts, expectedVersion });
+            if (item.outcome === "gone") return gone;
+            if (item.outcome === "refused") {
+              const entry = await ledger.get(guid);
+              return entry === null ? gone : ledgerRefusal(item.refusal, entry, core, expectedVersion);
+            }
           }
-          if (result.outcome !== "settled") {
-            const refusal = result.outcome === "refused" ? result.refusal : "not-asked";
-            return refused(409, "VERQ_ENTRY_CHANGED", refusalMessage(refusal, result.entry, core));
-          }
-        } else {
-          const item = await reprocessOne(relay, guid, { maxAttempts: core.maxAttempts, expectedVersion });
-          if (item.outcome === "gone") return gone();
-          if (item.outcome === "refused") {
-            const entry = await ledger.get(guid);
-            if (entry === null) return gone();
-            return refused(409, "VERQ_ENTRY_CHANGED", refusalMessage(item.refusal, entry, core));
-          }
-        }
-      } catch (error) {
-        const status = isVerqError(error) ? REFUSAL_STATUS[error.code] : undefined;
-        if (status === undefined || !isVerqError(error)) throw error;
-        return refused(status, error.code, error.message);
-      }
-      return seeOther(reply, `${paths.ledger(guid)}?acted=${act}#acted`);
+          return { next: `${context.paths.ledger(guid)}?acted=${act}#acted` };
+        }),
+      });
     });
   }
 }

@@ -1,31 +1,24 @@
-import type { Clock } from "@verq/core";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { html } from "../html.ts";
-import { page, problemPage, type DashboardPaths } from "../page-shell.ts";
+import type { DashboardPageContext } from "../page-context.ts";
+import { page, type DashboardPaths } from "../page-shell.ts";
 import type { DashboardAuth } from "./dashboard-auth.ts";
 import { FORM_TOKEN_FIELD, seeOther, type FormBody, type FormRefusal } from "./dashboard-auth.ts";
+import { formBody, runAct } from "./run-act.ts";
 import type { DashboardSession } from "./sessions.ts";
 
 /** The largest form body the dashboard reads: a form holds a few short fields. */
 export const FORM_BODY_LIMIT = 16_384;
 
-/** What the login routes send their pages through. */
-export interface LoginRouteContext {
-  readonly auth: DashboardAuth;
-  readonly paths: DashboardPaths;
-  readonly clock: Clock;
-  readonly sendPage: (reply: FastifyReply, status: number, body: string) => FastifyReply;
-}
-
 /**
  * Registers what a dashboard with a login has beyond the pages: the parser of form bodies
  * (`application/x-www-form-urlencoded`, at most {@link FORM_BODY_LIMIT} bytes), `GET /login` (the
  * form), `POST /login` (a session cookie and back to the overview, or the form again with why
- * not) and `POST /logout`. Every refusal is a page with its `VERQ_*` code and its status, and
+ * not) and `POST /logout` (run by `runAct`, as every form that changes something). Every refusal is a page with its `VERQ_*` code and its status, and
  * changes nothing.
  */
-export function registerLoginRoutes(app: FastifyInstance, context: LoginRouteContext): void {
-  const { auth, paths, clock, sendPage } = context;
+export function registerLoginRoutes(app: FastifyInstance, context: DashboardPageContext): void {
+  const { auth, paths, sendPage } = context;
   const cookiePath = paths.prefix === "" ? "/" : paths.prefix;
   app.addContentTypeParser(
     "application/x-www-form-urlencoded",
@@ -45,23 +38,17 @@ export function registerLoginRoutes(app: FastifyInstance, context: LoginRouteCon
     return sendPage(reply, outcome.status, loginPage(context, outcome));
   });
 
-  app.post<{ Body: FormBody }>("/logout", (request, reply) => {
-    const checked = auth.checkForm(request, formBody(request.body));
-    if ("status" in checked) return sendPage(reply, checked.status, refusalPage(paths, clock.now(), checked));
-    return seeOther(reply.header("set-cookie", auth.logOut(request, cookiePath)), paths.home);
-  });
+  app.post<{ Body: FormBody }>("/logout", (request, reply) =>
+    runAct(context, request, reply, {
+      run: () => {
+        reply.header("set-cookie", auth.logOut(request, cookiePath));
+        return { next: paths.home };
+      },
+    }),
+  );
 }
 
-/** A parsed body, or an empty one for a request that sent none. */
-export const formBody = (body: unknown): FormBody =>
-  typeof body === "object" && body !== null ? (body as FormBody) : Object.freeze({});
-
-/** The page of a refused form: its status, code and what to do. */
-export function refusalPage(paths: DashboardPaths, at: number, refusal: FormRefusal): string {
-  return problemPage(paths, at, refusal.status, refusal.code, refusal.message);
-}
-
-function loginPage(context: LoginRouteContext, refused: FormRefusal | null): string {
+function loginPage(context: DashboardPageContext, refused: FormRefusal | null): string {
   const { auth, paths, clock } = context;
   const now = clock.now();
   return page(
