@@ -1,61 +1,23 @@
-import { fileURLToPath } from "node:url";
-import { createTestDatabase, type TestDatabase } from "@verq/testing";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { it } from "vitest";
 import { DRAWN_MACHINES } from "../../src/dashboard/drawn-machines.ts";
-import { findChromium } from "./support/find-chromium.ts";
+import { WIDE, describeOnEngines, docsPicture, takesScreenshots, watchedPage } from "./support/browser-fixture.ts";
 import { SCRIPT_ID, SEEDED } from "./support/seed-dashboard.ts";
 import { LISTED, seedLists } from "./support/seed-lists.ts";
 import { seedTickets } from "./support/seed-streams.ts";
-import { startDashboard, type RunningDashboard } from "./support/start-dashboard.ts";
 
 /*
  * O1: the listings and the overview's diagrams in a real headless Chromium (the one inside the
  * @sparticuz/chromium devDependency, or VERQ_CHROMIUM; driven by playwright-core), served by the
- * real `verq dashboard` process on a seeded SQLite file. Each page loads with no request
- * leaving 127.0.0.1, no Content-Security-Policy violation and no script; on every drawn machine
- * no two transition labels, as the browser lays out their text, overlap.
+ * real `verq dashboard` process on a seeded database of each engine. Each page loads with no
+ * request leaving 127.0.0.1, no Content-Security-Policy violation and no script; on every drawn
+ * machine no two transition labels, as the browser lays out their text, overlap.
  */
-
-/** A module that exports the ticket's stream definition, for `--streams`. */
-const TICKET_MODULE = fileURLToPath(new URL("./support/ticket-streams.ts", import.meta.url));
-
-let database: TestDatabase;
-let dashboard: RunningDashboard;
-let browser: Browser;
 
 /** The pictures of the listings in docs/operations.md, by the path they show. */
 const SCREENSHOTS: Readonly<Record<string, string>> = Object.fromEntries(
-  ["jobs", "queues", "schedules"].map((name) => [
-    name,
-    fileURLToPath(new URL(`../../../../docs/dashboard-${name}.png`, import.meta.url)),
-  ]),
+  ["jobs", "queues", "schedules"].map((name) => [name, docsPicture(`dashboard-${name}.png`)]),
 );
-
-beforeAll(async () => {
-  // A missing browser fails here with what to do: the test is required, never skipped.
-  const executablePath = await findChromium();
-  database = await createTestDatabase("sqlite", "dashboard-pages.sqlite");
-  const store = await database.open();
-  try {
-    await seedLists(store);
-    await seedTickets(store);
-  } finally {
-    await store.close();
-  }
-  [dashboard, browser] = await Promise.all([
-    startDashboard(["--db", database.db, "--port", "0", "--streams", TICKET_MODULE], {
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import tsx`,
-    }),
-    chromium.launch({ executablePath, headless: true }),
-  ]);
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await dashboard?.stop();
-  await database?.dispose();
-});
 
 /** A drawn machine's transition labels as the browser laid them out. */
 interface Figure {
@@ -71,96 +33,85 @@ async function jobRows(page: Page): Promise<(string | null)[]> {
   return ids;
 }
 
-/** A page whose requests off 127.0.0.1 are blocked and recorded, as are its CSP violations and dialogs. */
-async function watchedPage(): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  await context.route("**/*", async (route) => {
-    const url = new URL(route.request().url());
-    if (url.protocol === "http:" && url.hostname === "127.0.0.1") await route.continue();
-    else {
-      problems.push(`blocked ${url.href}`);
-      await route.abort("blockedbyclient");
-    }
-  });
-  // Chromium reports each CSP violation on the console ("Refused to load …", "… Content Security Policy …").
-  page.on("console", (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`csp ${message.text()}`);
-  });
-  page.on("pageerror", (error) => problems.push(`error ${error.message}`));
-  page.on("dialog", (dialog) => {
-    problems.push(`dialog ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  return { context, page, problems };
-}
+await describeOnEngines(
+  "the listings and diagrams in headless Chromium",
+  {
+    name: "dashboard-pages.sqlite",
+    seed: async (store) => {
+      await seedLists(store);
+      await seedTickets(store);
+    },
+    ticketStreams: true,
+  },
+  (live) => {
+    it("/jobs, /queues, /schedules and /ledger load with their seeded rows, styled, with no CSP violation and no script", async ({
+      expect,
+    }) => {
+      const { context, page, problems } = await watchedPage(live.browser, WIDE);
+      const expectations: [string, string, number][] = [
+        ["jobs", "#jobs-table tbody tr", 50],
+        ["jobs?state=dead", "#jobs-table tbody tr", 50],
+        ["queues", "#queues-table tbody tr", 2],
+        ["schedules", "#schedules-table tbody tr", 2],
+        ["ledger", "#ledger-table tbody tr", 50],
+      ];
+      for (const [path, rows, count] of expectations) {
+        const response = await page.goto(`${live.dashboard.url}${path}`, { waitUntil: "load" });
+        expect(response?.status(), path).toBe(200);
+        expect(await page.locator(rows).count(), path).toBe(count);
+        expect(await page.locator(rows).first().isVisible(), path).toBe(true);
+        expect(await page.evaluate<number>("document.scripts.length"), path).toBe(0);
+        expect(await page.evaluate<string>("getComputedStyle(document.querySelector('header')).backgroundColor"), path).toBe(
+          "rgb(29, 35, 43)",
+        );
+        expect(await page.locator("nav#nav a").allTextContents(), path).toEqual([
+          "Overview",
+          "Jobs",
+          "Queues",
+          "Schedules",
+          "Ledger",
+        ]);
+        // With VERQ_SCREENSHOT=1, the listings' pictures in docs/ are made again (from one engine).
+        const picture = SCREENSHOTS[path];
+        if (takesScreenshots(live.engine) && picture !== undefined) await page.screenshot({ path: picture, fullPage: true });
+      }
+      expect(await page.locator(`#schedules-table tr[data-schedule="${LISTED.nightly}"] td[data-col="last"]`).count()).toBe(0);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
 
-describe("the listings and diagrams in headless Chromium", () => {
-  it("/jobs, /queues, /schedules and /ledger load with their seeded rows, styled, with no CSP violation and no script", async () => {
-    const { context, page, problems } = await watchedPage();
-    const expectations: [string, string, number][] = [
-      ["jobs", "#jobs-table tbody tr", 50],
-      ["jobs?state=dead", "#jobs-table tbody tr", 50],
-      ["queues", "#queues-table tbody tr", 2],
-      ["schedules", "#schedules-table tbody tr", 2],
-      ["ledger", "#ledger-table tbody tr", 50],
-    ];
-    for (const [path, rows, count] of expectations) {
-      const response = await page.goto(`${dashboard.url}${path}`, { waitUntil: "load" });
-      expect(response?.status(), path).toBe(200);
-      expect(await page.locator(rows).count(), path).toBe(count);
-      expect(await page.locator(rows).first().isVisible(), path).toBe(true);
-      expect(await page.evaluate<number>("document.scripts.length"), path).toBe(0);
-      expect(await page.evaluate<string>("getComputedStyle(document.querySelector('header')).backgroundColor"), path).toBe(
-        "rgb(29, 35, 43)",
-      );
-      expect(await page.locator("nav#nav a").allTextContents(), path).toEqual([
-        "Overview",
-        "Jobs",
-        "Queues",
-        "Schedules",
-        "Ledger",
-      ]);
-      // With VERQ_SCREENSHOT=1, the listings' pictures in docs/ are made again.
-      const picture = SCREENSHOTS[path];
-      if (process.env.VERQ_SCREENSHOT === "1" && picture !== undefined) await page.screenshot({ path: picture, fullPage: true });
-    }
-    expect(await page.locator(`#schedules-table tr[data-schedule="${LISTED.nightly}"] td[data-col="last"]`).count()).toBe(0);
-    expect(problems).toEqual([]);
-    await context.close();
-  });
+    it("from the overview a dead reason leads to its jobs, the next page to more, and a job's id to its timeline and back", async ({
+      expect,
+    }) => {
+      const { context, page, problems } = await watchedPage(live.browser, WIDE);
+      await page.goto(live.dashboard.url, { waitUntil: "load" });
+      await page.locator('#dead-by-reason a[data-reason="permanent"]').click();
+      await page.waitForURL("**/jobs?state=dead&reason=permanent");
+      const first = await jobRows(page);
+      expect(first).toHaveLength(50);
+      await page.locator("#next-page").click();
+      await page.waitForURL("**/jobs?state=dead&reason=permanent&after=*");
+      const second = await jobRows(page);
+      expect(second.length).toBeGreaterThan(0);
+      expect(second.filter((id) => first.includes(id))).toEqual([]);
+      expect([...first, ...second]).toContain(SEEDED.claimedTwice);
+      await page.goto(`${live.dashboard.url}jobs?state=dead&reason=exhausted`, { waitUntil: "load" });
+      expect(await page.locator("#jobs-table").textContent()).toContain(SCRIPT_ID);
+      await page.locator(`#jobs-table tr[data-job="${SEEDED.exhausted}"] a`).first().click();
+      await page.waitForURL(`**/jobs/${SEEDED.exhausted}`);
+      await page.locator("#back-to-jobs").click();
+      await page.waitForURL("**/jobs");
+      expect(await page.evaluate<number>("document.scripts.length")).toBe(0);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
 
-  it("from the overview a dead reason leads to its jobs, the next page to more, and a job's id to its timeline and back", async () => {
-    const { context, page, problems } = await watchedPage();
-    await page.goto(dashboard.url, { waitUntil: "load" });
-    await page.locator('#dead-by-reason a[data-reason="permanent"]').click();
-    await page.waitForURL("**/jobs?state=dead&reason=permanent");
-    const first = await jobRows(page);
-    expect(first).toHaveLength(50);
-    await page.locator("#next-page").click();
-    await page.waitForURL("**/jobs?state=dead&reason=permanent&after=*");
-    const second = await jobRows(page);
-    expect(second.length).toBeGreaterThan(0);
-    expect(second.filter((id) => first.includes(id))).toEqual([]);
-    expect([...first, ...second]).toContain(SEEDED.claimedTwice);
-    await page.goto(`${dashboard.url}jobs?state=dead&reason=exhausted`, { waitUntil: "load" });
-    expect(await page.locator("#jobs-table").textContent()).toContain(SCRIPT_ID);
-    await page.locator(`#jobs-table tr[data-job="${SEEDED.exhausted}"] a`).first().click();
-    await page.waitForURL(`**/jobs/${SEEDED.exhausted}`);
-    await page.locator("#back-to-jobs").click();
-    await page.waitForURL("**/jobs");
-    expect(await page.evaluate<number>("document.scripts.length")).toBe(0);
-    expect(problems).toEqual([]);
-    await context.close();
-  });
-
-  it("on every drawn machine, no two transition labels overlap as the browser lays them out", async () => {
-    const { context, page, problems } = await watchedPage();
-    await page.goto(dashboard.url, { waitUntil: "load" });
-    // One label per transition: each line of an arrow's label is its own <tspan>. Read as an
-    // expression (the tests compile without the DOM's types), in the page's own coordinates.
-    const figures = await page.evaluate<Figure[]>(`[...document.querySelectorAll("figure.machine")].map((figure) => ({
+    it("on every drawn machine, no two transition labels overlap as the browser lays them out", async ({ expect }) => {
+      const { context, page, problems } = await watchedPage(live.browser, WIDE);
+      await page.goto(live.dashboard.url, { waitUntil: "load" });
+      // One label per transition: each line of an arrow's label is its own <tspan>. Read as an
+      // expression (the tests compile without the DOM's types), in the page's own coordinates.
+      const figures = await page.evaluate<Figure[]>(`[...document.querySelectorAll("figure.machine")].map((figure) => ({
       name: figure.getAttribute("data-machine") ?? figure.getAttribute("data-stream-type") ?? "?",
       labels: [...figure.querySelectorAll("g.transition text.transition-label tspan")].map((line) => {
         const box = line.getBoundingClientRect();
@@ -171,19 +122,20 @@ describe("the listings and diagrams in headless Chromium", () => {
         };
       }),
     }))`);
-    // Every machine the overview draws, and the declared ticket type.
-    expect(figures.map((f) => f.name)).toEqual(expect.arrayContaining([...DRAWN_MACHINES, "ticket"]));
-    for (const { name, labels } of figures) {
-      expect(labels.length, name).toBeGreaterThan(0);
-      for (const label of labels) expect(label.right - label.left, `${name} ${label.arrow} is drawn`).toBeGreaterThan(0);
-      for (let i = 0; i < labels.length; i++)
-        for (let j = i + 1; j < labels.length; j++) {
-          const [a, b] = [labels[i]!, labels[j]!];
-          const apart = a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
-          expect(apart, `${name}: the labels of ${a.arrow} and ${b.arrow} overlap: ${JSON.stringify([a, b])}`).toBe(true);
-        }
-    }
-    expect(problems).toEqual([]);
-    await context.close();
-  });
-});
+      // Every machine the overview draws, and the declared ticket type.
+      expect(figures.map((f) => f.name)).toEqual(expect.arrayContaining([...DRAWN_MACHINES, "ticket"]));
+      for (const { name, labels } of figures) {
+        expect(labels.length, name).toBeGreaterThan(0);
+        for (const label of labels) expect(label.right - label.left, `${name} ${label.arrow} is drawn`).toBeGreaterThan(0);
+        for (let i = 0; i < labels.length; i++)
+          for (let j = i + 1; j < labels.length; j++) {
+            const [a, b] = [labels[i]!, labels[j]!];
+            const apart = a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+            expect(apart, `${name}: the labels of ${a.arrow} and ${b.arrow} overlap: ${JSON.stringify([a, b])}`).toBe(true);
+          }
+      }
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+  },
+);
