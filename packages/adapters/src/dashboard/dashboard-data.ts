@@ -35,22 +35,28 @@ export interface DashboardReaders {
 
 /**
  * Reads the overview: job and ledger statistics, the dead letters, the open ledger entries, the
- * message counts and the declared stream types' counts and latest streams.
+ * message counts and the declared stream types' counts and latest streams; the job counts in
+ * parallel with the rest.
  */
 export async function readOverview(
   readers: DashboardReaders,
   options: { readonly now: number; readonly limit: number; readonly filesRoot: string | null },
 ): Promise<Overview> {
   const { limit } = options;
-  return {
-    at: options.now,
-    jobs: await readers.jobs.stats(),
+  // The job counts read the whole jobs table: the rest is read meanwhile (on PostgreSQL on another connection).
+  const rest = async () => ({
     dead: await readers.jobs.list("dead", { limit }),
     ledger: await readers.guids.stats(),
     open: await readers.guids.list(["UNKNOWN", "FAILED"], limit),
     messages: await readers.files.stats(),
-    folders: options.filesRoot === null ? null : countFolders(options.filesRoot),
     streams: await readers.declared.overview(limit),
+  });
+  const [jobs, read] = await Promise.all([readers.jobs.stats(), rest()]);
+  return {
+    at: options.now,
+    jobs,
+    ...read,
+    folders: options.filesRoot === null ? null : countFolders(options.filesRoot),
     limit,
   };
 }

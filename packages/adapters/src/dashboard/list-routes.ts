@@ -46,7 +46,8 @@ export function registerListRoutes(
   });
 
   app.get("/queues", async (_request, reply) => {
-    const [stats, due] = [await jobs.stats(), await pages.oldestDuePending()];
+    // Two reads of the whole jobs table at once: on PostgreSQL each on a connection of its own.
+    const [stats, due] = await Promise.all([jobs.stats(), pages.oldestDuePending()]);
     const queues = Object.entries(stats.queues)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([name, queueStats]) => ({ name, stats: queueStats, oldestDue: due.get(name) ?? null }));

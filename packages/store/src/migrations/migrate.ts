@@ -18,7 +18,6 @@ import * as kindsFailures from "./011-kinds-failures.ts";
 import * as leanJobIndexes from "./012-lean-job-indexes.ts";
 import * as declaredStreams from "./013-declared-streams.ts";
 import * as traceContext from "./014-trace-context.ts";
-import * as jobCountsIndex from "./015-job-counts-index.ts";
 
 /**
  * Every migration in order, each that differs per engine with the engine's part. Names sort;
@@ -40,7 +39,7 @@ function migrationsFor(parts: MigrationParts): Record<string, Migration> {
     "012-lean-job-indexes": { up: (db) => leanJobIndexes.up(db as Kysely<VerqDatabase>) },
     "013-declared-streams": { up: (db) => declaredStreams.up(db as Kysely<VerqDatabase>) },
     "014-trace-context": { up: (db) => traceContext.up(db as Kysely<VerqDatabase>) },
-    "015-job-counts-index": { up: (db) => jobCountsIndex.up(db as Kysely<VerqDatabase>) },
+    "015-job-counts-index": { up: (db) => parts["015-job-counts-index"](db as Kysely<VerqDatabase>) },
   };
 }
 

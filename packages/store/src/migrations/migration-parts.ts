@@ -31,6 +31,8 @@ export interface MigrationParts {
   readonly "009-retention": MigrationStep;
   /** What the event positions need for a reader never to skip an event that commits late. */
   readonly "010-subscriptions": MigrationStep;
+  /** The index the job counts are read from, where reading it beats reading the table. */
+  readonly "015-job-counts-index": MigrationStep;
 }
 
 /** No part for this engine in that migration. */

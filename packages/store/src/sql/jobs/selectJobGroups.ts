@@ -39,7 +39,7 @@ export async function selectJobGroups(
       (eb) => eb.fn.countAll<number>().as("n"),
       (eb) => eb.fn.sum<number>("lease_expiries").as("expiries"),
     ])
-    // In the order of `jobs_counts`, which holds every column read: the index alone is read.
+    // On SQLite in the order of `jobs_counts`, which holds every column read: the index alone is read.
     .groupBy(["queue", "kind", "state"])
     .execute();
   const errorClass = dialect.statements.jsonText("last_failure", "errorClass");

@@ -112,34 +112,9 @@ export async function selectJobStats(
   dialect: StoreDialect,
   filter: JobStatsFilter = {},
 ): Promise<JobStats> {
-  const { groups, deadFailures } = await selectJobGroups(db, dialect);
-  const reasonRows = await db
-    .selectFrom("jobs")
-    .select(["reason", (eb) => eb.fn.countAll<number>().as("n")])
-    .where("state", "=", "dead")
-    .groupBy("reason")
-    .execute();
-  const oldest = await db
-    .selectFrom("jobs")
-    .select(["id", "dead_since"])
-    .where("state", "=", "dead")
-    .orderBy("dead_since")
-    .orderBy("id")
-    .limit(1)
-    .executeTakeFirst();
-  const last = await db
-    .selectFrom("redrives")
-    .leftJoin("jobs", "jobs.id", "redrives.job_id")
-    .select(["redrives.job_id", "redrives.at_ms", "redrives.note", "redrives.previous_token", "jobs.state"])
-    .orderBy("redrives.position", "desc")
-    .limit(1)
-    .executeTakeFirst();
-
-  const redrives = await db
-    .selectFrom("redrives")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .executeTakeFirstOrThrow();
-
+  // The groups read the whole table; the small reads go meanwhile (on PostgreSQL on another connection).
+  const [{ groups, deadFailures }, rest] = await Promise.all([selectJobGroups(db, dialect), selectDeadAndRedrives(db)]);
+  const { reasonRows, oldest, last, redrives } = rest;
   const queues = await selectQueueStats(db, groups, filter.queue);
   const byState = zeroStates();
   let leaseExpiries = 0;
@@ -269,4 +244,34 @@ async function selectQueueStats(
   for (const row of groups) if (only === undefined || row.queue === only) of(row.queue).byState[row.state] += row.count;
   for (const row of await limits.execute()) of(row.name).maxLeased = row.max_leased === null ? null : Number(row.max_leased);
   return byName([...queues].map(([name, q]) => [name, { ...q, leased: q.byState.leased }]));
+}
+
+/** The dead jobs by reason and the one dead longest, the last redrive and how many there were: reads of a few rows each. */
+async function selectDeadAndRedrives(db: Kysely<VerqDatabase>) {
+  const reasonRows = await db
+    .selectFrom("jobs")
+    .select(["reason", (eb) => eb.fn.countAll<number>().as("n")])
+    .where("state", "=", "dead")
+    .groupBy("reason")
+    .execute();
+  const oldest = await db
+    .selectFrom("jobs")
+    .select(["id", "dead_since"])
+    .where("state", "=", "dead")
+    .orderBy("dead_since")
+    .orderBy("id")
+    .limit(1)
+    .executeTakeFirst();
+  const last = await db
+    .selectFrom("redrives")
+    .leftJoin("jobs", "jobs.id", "redrives.job_id")
+    .select(["redrives.job_id", "redrives.at_ms", "redrives.note", "redrives.previous_token", "jobs.state"])
+    .orderBy("redrives.position", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  const redrives = await db
+    .selectFrom("redrives")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  return { reasonRows, oldest, last, redrives };
 }
