@@ -5,6 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDashboardServer } from "../../src/dashboard/dashboard-server.ts";
 import { SCRIPT_ID, SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
+import { FORM, logIn, TOKEN_AUTH } from "./support/act-session.ts";
 
 /*
  * O2 over real HTTP on both engines: a bulk redrive of the dead jobs a listing shows, started
@@ -13,8 +14,6 @@ import { SCRIPT_ID, SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
  * page was drawn. Bad input and a lock held elsewhere change nothing.
  */
 
-const TOKEN = "operator-token-0123456789";
-const FORM = { "content-type": "application/x-www-form-urlencoded" };
 const DEAD = [SEEDED.claimedTwice, SEEDED.exhausted, SCRIPT_ID].sort();
 
 const fieldOf = (page: string, form: string, name: string): string =>
@@ -32,16 +31,9 @@ for (const engine of ENGINES) {
       database = await createTestDatabase(engine, "dashboard-bulk.sqlite");
       store = await database.open();
       await seedDashboard(store);
-      app = createDashboardServer({ store, auth: { credentials: { kind: "token", token: TOKEN } } });
+      app = createDashboardServer({ store, auth: TOKEN_AUTH });
       base = await app.listen({ port: 0, host: "127.0.0.1" });
-      const form = await (await fetch(`${base}/login`)).text();
-      const login = await fetch(`${base}/login`, {
-        method: "POST",
-        redirect: "manual",
-        headers: FORM,
-        body: new URLSearchParams({ form_token: fieldOf(form, "<form", "form_token"), secret: TOKEN }),
-      });
-      cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      cookie = await logIn(base);
     });
     afterEach(async () => {
       await app.close();

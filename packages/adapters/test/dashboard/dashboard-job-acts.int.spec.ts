@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDashboardServer } from "../../src/dashboard/dashboard-server.ts";
 import { SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
+import { codeOf, FORM, logIn, TOKEN_AUTH, tokenOf } from "./support/act-session.ts";
 
 /*
  * The job acts over real HTTP on 127.0.0.1, on both engines: a redrive or cancel goes through the
@@ -11,13 +12,6 @@ import { SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
  * moved on since is the store's VERQ_JOB_CHANGED; a job the machine refuses as it is now is the
  * machine's own code; either way nothing changes.
  */
-
-const TOKEN = "operator-token-0123456789";
-const FORM = { "content-type": "application/x-www-form-urlencoded" };
-
-const tokenOf = (page: string, form = ""): string =>
-  new RegExp(`${form}[\\s\\S]*?name="form_token" value="([^"]+)"`).exec(page)?.[1] ?? "";
-const codeOf = (page: string): string => /<code>(VERQ_[A-Z_]+)<\/code>/.exec(page)?.[1] ?? "";
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] the dashboard's job acts`, () => {
@@ -33,16 +27,9 @@ for (const engine of ENGINES) {
       store = await database.open();
       await seedDashboard(store);
       queue = new JobQueue(store);
-      app = createDashboardServer({ store, auth: { credentials: { kind: "token", token: TOKEN } } });
+      app = createDashboardServer({ store, auth: TOKEN_AUTH });
       base = await app.listen({ port: 0, host: "127.0.0.1" });
-      const form = await (await fetch(`${base}/login`)).text();
-      const login = await fetch(`${base}/login`, {
-        method: "POST",
-        redirect: "manual",
-        headers: FORM,
-        body: new URLSearchParams({ form_token: tokenOf(form), secret: TOKEN }),
-      });
-      cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      cookie = await logIn(base);
     });
     afterEach(async () => {
       await app.close();

@@ -5,6 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDashboardServer } from "../../src/dashboard/dashboard-server.ts";
 import { createHttpCoreClient } from "../../src/relay/http-core-client.ts";
+import { codeOf, FORM, logIn, TOKEN_AUTH, tokenOf, versionOf } from "./support/act-session.ts";
 
 /*
  * The ledger acts over real HTTP on 127.0.0.1, on both engines, in front of a real test core
@@ -13,14 +14,7 @@ import { createHttpCoreClient } from "../../src/relay/http-core-client.ts";
  * as the page showed it; a refused form changes nothing.
  */
 
-const TOKEN = "operator-token-0123456789";
-const FORM = { "content-type": "application/x-www-form-urlencoded" };
 const MIN_AGE = 60_000;
-
-const tokenOf = (page: string, form = ""): string =>
-  new RegExp(`${form}[\\s\\S]*?name="form_token" value="([^"]+)"`).exec(page)?.[1] ?? "";
-const versionOf = (page: string): string => /name="version" value="([^"]+)"/.exec(page)?.[1] ?? "";
-const codeOf = (page: string): string => /<code>(VERQ_[A-Z_]+)<\/code>/.exec(page)?.[1] ?? "";
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] the dashboard's ledger acts`, () => {
@@ -43,18 +37,11 @@ for (const engine of ENGINES) {
       app = createDashboardServer({
         store,
         clock,
-        auth: { credentials: { kind: "token", token: TOKEN } },
+        auth: TOKEN_AUTH,
         core: { client, minAgeMs: MIN_AGE, maxAttempts: 3 },
       });
       base = await app.listen({ port: 0, host: "127.0.0.1" });
-      const form = await (await fetch(`${base}/login`)).text();
-      const login = await fetch(`${base}/login`, {
-        method: "POST",
-        redirect: "manual",
-        headers: FORM,
-        body: new URLSearchParams({ form_token: tokenOf(form), secret: TOKEN }),
-      });
-      cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      cookie = await logIn(base);
     });
     afterEach(async () => {
       await app.close();
@@ -248,17 +235,10 @@ for (const engine of ENGINES) {
       expect(await eventCount()).toBe(before);
       expect(await entryPage("L-6", false)).not.toContain('class="act"');
 
-      const withoutCore = createDashboardServer({ store, clock, auth: { credentials: { kind: "token", token: TOKEN } } });
+      const withoutCore = createDashboardServer({ store, clock, auth: TOKEN_AUTH });
       const url = await withoutCore.listen({ port: 0, host: "127.0.0.1" });
       try {
-        const form = await (await fetch(`${url}/login`)).text();
-        const login = await fetch(`${url}/login`, {
-          method: "POST",
-          redirect: "manual",
-          headers: FORM,
-          body: new URLSearchParams({ form_token: tokenOf(form), secret: TOKEN }),
-        });
-        const session = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+        const session = await logIn(url);
         const text = await (await fetch(`${url}/ledger/L-6`, { headers: { cookie: session } })).text();
         expect(text).toContain("operator <code>token</code>");
         expect(text).not.toContain('class="act"');

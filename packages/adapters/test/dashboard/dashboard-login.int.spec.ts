@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDashboardServer } from "../../src/dashboard/dashboard-server.ts";
 import { createLogger } from "../../src/logging.ts";
 import { SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
+import { FORM, TOKEN, TOKEN_AUTH, tokenOf } from "./support/act-session.ts";
 
 /*
  * O2 over real HTTP on 127.0.0.1, on both engines: read-only unless started with credentials;
@@ -12,12 +13,6 @@ import { SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
  * the session and a form token, logout ends the session, and neither a secret nor a note's text
  * reaches the request log.
  */
-
-const TOKEN = "operator-token-0123456789";
-const FORM = { "content-type": "application/x-www-form-urlencoded" };
-
-const tokenOf = (page: string, form = ""): string =>
-  new RegExp(`${form}[\\s\\S]*?name="form_token" value="([^"]+)"`).exec(page)?.[1] ?? "";
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] the dashboard's login`, () => {
@@ -33,7 +28,7 @@ for (const engine of ENGINES) {
       await seedDashboard(store);
       logLines = [];
       const logger = createLogger({ name: "dashboard", destination: { write: (line: string) => void logLines.push(line) } });
-      app = createDashboardServer({ store, logger, auth: { credentials: { kind: "token", token: TOKEN } } });
+      app = createDashboardServer({ store, logger, auth: TOKEN_AUTH });
       base = await app.listen({ port: 0, host: "127.0.0.1" });
     });
     afterEach(async () => {
