@@ -1,3 +1,4 @@
+import { createActor } from "xstate";
 import { describe, expect, it } from "vitest";
 import {
   createLockDecider,
@@ -141,5 +142,15 @@ describe("lock events", () => {
       "!leaseExpired",
       null,
     ]);
+  });
+});
+
+describe("lockMachine started on its own", () => {
+  it("as the visualizer starts it: free, holding the lock it was given, no event and no refusal before a command", () => {
+    const actor = createActor(lockMachine, { input: newLock("bulk-redrive") }).start();
+    const snapshot = actor.getSnapshot();
+    actor.stop();
+    expect(snapshot.value).toBe("free");
+    expect(snapshot.context).toEqual({ lock: newLock("bulk-redrive"), emitted: [], refusal: null });
   });
 });

@@ -1,3 +1,4 @@
+import { createActor } from "xstate";
 import { describe, expect, it } from "vitest";
 import {
   checkScheduleDefinition,
@@ -12,6 +13,7 @@ import {
   newSchedule,
   scheduleCommands,
   scheduleJobId,
+  scheduleMachine,
   type Schedule,
   type ScheduleDecider,
   type ScheduleDecision,
@@ -226,5 +228,15 @@ describe("schedule input rules", () => {
     expect(() => checkScheduleDefinition("a", "* * * * *", "UTC", "q".repeat(256))).not.toThrow();
     expect(() => checkScheduleDefinition("a", "* * * * *", "UTC", "mail:eu/high")).not.toThrow();
     expect(() => checkScheduleDefinition("a", "* * * * *", "UTC", "default")).not.toThrow();
+  });
+});
+
+describe("scheduleMachine started on its own", () => {
+  it("as the visualizer starts it: absent, holding the schedule it was given, no event and no refusal before a command", () => {
+    const actor = createActor(scheduleMachine, { input: newSchedule("hourly-report") }).start();
+    const snapshot = actor.getSnapshot();
+    actor.stop();
+    expect(snapshot.value).toBe("absent");
+    expect(snapshot.context).toEqual({ schedule: newSchedule("hourly-report"), emitted: [], refusal: null });
   });
 });
