@@ -14,7 +14,8 @@ export function checkSeenVersion(expectedVersion: number | undefined): void {
 
 /**
  * Throws `VERQ_ENTRY_CHANGED` when an existing entry is no longer at the version the operator
- * saw. Not a version conflict, which the store decides again: what the operator saw is gone, and
+ * saw (`GuidLedger.resolve` and `reprocess` check it in their transaction; the relay's
+ * `resolveOne` also before it asks the core, so a stale act never reaches the core). Not a version conflict, which the store decides again: what the operator saw is gone, and
  * only they can decide again. A GUID without an entry (version 0) is left to the machine's
  * `unknown-guid`.
  */

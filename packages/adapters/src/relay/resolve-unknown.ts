@@ -1,5 +1,5 @@
 import { classifyInquiry, isGuidError, type CoreInquiryResult, type GuidRefusal, type LedgerEntry } from "@verq/core";
-import type { SeenVersion } from "@verq/store";
+import { entryUnchangedSince, type SeenVersion } from "@verq/store";
 import type { BulkPacing } from "./bulk-pacing.ts";
 import type { RelayContext } from "./relay-context.ts";
 
@@ -45,6 +45,8 @@ export async function resolveOne(context: RelayContext, guid: string, options: R
 }
 
 async function resolveEntry(context: RelayContext, entry: LedgerEntry, options: ResolveOneOptions): Promise<ResolveOneResult> {
+  // Before the core is asked and before the machine's rule: what the operator saw is gone.
+  entryUnchangedSince(options.expectedVersion, entry);
   if (!context.ledger.mayInquire(entry, options.minAgeMs)) return { outcome: "not-asked", entry };
   const result = await context.core.inquire(entry.guid);
   const answer = classifyInquiry(entry.guid, result);

@@ -72,19 +72,10 @@ function refusalMessage(refusal: GuidRefusal | "not-asked", entry: LedgerEntry, 
 /**
  * The refusal of an act on `entry` the guid machine refused (`not-asked`: the relay did not ask
  * the core, as the machine would not let an answer settle the entry), with the machine's own
- * code; or `VERQ_ENTRY_CHANGED` when the entry is no longer at the version the operator saw,
- * which the store checks only once the core was asked. A refusal no ledger act can meet is a bug.
+ * code. An entry no longer at the version the operator saw never gets here: the relay and the
+ * store throw `VERQ_ENTRY_CHANGED` first. A refusal no ledger act can meet is a bug.
  */
-function ledgerRefusal(
-  refusal: GuidRefusal | "not-asked",
-  entry: LedgerEntry,
-  core: Required<DashboardCoreOptions>,
-  expectedVersion: number,
-): ActRefusal {
-  if (entry.version !== expectedVersion) {
-    const message = `guid ${entry.guid} is at version ${entry.version}, not ${expectedVersion} as when it was read; nothing was done. Read it again and decide again`;
-    return { code: "VERQ_ENTRY_CHANGED", message };
-  }
+function ledgerRefusal(refusal: GuidRefusal | "not-asked", entry: LedgerEntry, core: Required<DashboardCoreOptions>): ActRefusal {
   const machine = refusal === "not-asked" ? (entry.state === "UNKNOWN" ? "too-young" : "not-unknown") : refusal;
   const code = REFUSAL_CODES[machine];
   if (code === undefined) throw new VerqError("VERQ_UNEXPECTED", `an act on guid ${entry.guid} was refused: ${machine}`);
@@ -128,14 +119,14 @@ export function registerLedgerActs(
             }
             if (result.outcome !== "settled") {
               const refused = result.outcome === "refused" ? result.refusal : "not-asked";
-              return ledgerRefusal(refused, result.entry, core, expectedVersion);
+              return ledgerRefusal(refused, result.entry, core);
             }
           } else {
             const item = await reprocessOne(relay, guid, { maxAttempts: core.maxAttempts, expectedVersion });
             if (item.outcome === "gone") return gone;
             if (item.outcome === "refused") {
               const entry = await ledger.get(guid);
-              return entry === null ? gone : ledgerRefusal(item.refusal, entry, core, expectedVersion);
+              return entry === null ? gone : ledgerRefusal(item.refusal, entry, core);
             }
           }
           return { next: `${context.paths.ledger(guid)}?acted=${act}#acted` };
