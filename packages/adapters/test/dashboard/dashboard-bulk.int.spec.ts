@@ -1,11 +1,10 @@
 import { BULK_REDRIVE_LOCK, type Job } from "@verq/core";
 import { JobQueue, OperatorLocks, readAllEvents, type VerqStore } from "@verq/store";
-import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
-import type { FastifyInstance } from "fastify";
+import { ENGINES, engineAvailable } from "@verq/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createDashboardServer } from "../../src/dashboard/dashboard-server.ts";
-import { SCRIPT_ID, SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
-import { FORM, logIn, TOKEN_AUTH } from "./support/act-session.ts";
+import { SCRIPT_ID, SEEDED } from "./support/seed-dashboard.ts";
+import { FORM } from "./support/act-session.ts";
+import { seededWithLogin, serveDashboard, type ServedDashboard } from "./support/served-dashboard.ts";
 
 /*
  * O2 over real HTTP on both engines: a bulk redrive of the dead jobs a listing shows, started
@@ -21,25 +20,16 @@ const fieldOf = (page: string, form: string, name: string): string =>
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] the dashboard's bulk redrive`, () => {
-    let database: TestDatabase;
+    let served: ServedDashboard;
     let store: VerqStore;
-    let app: FastifyInstance;
     let base: string;
     let cookie: string;
 
     beforeEach(async () => {
-      database = await createTestDatabase(engine, "dashboard-bulk.sqlite");
-      store = await database.open();
-      await seedDashboard(store);
-      app = createDashboardServer({ store, auth: TOKEN_AUTH });
-      base = await app.listen({ port: 0, host: "127.0.0.1" });
-      cookie = await logIn(base);
+      served = await serveDashboard(engine, "dashboard-bulk.sqlite", seededWithLogin, { logIn: true });
+      ({ store, base, cookie } = served);
     });
-    afterEach(async () => {
-      await app.close();
-      await store.close();
-      await database.dispose();
-    });
+    afterEach(() => served.close());
 
     const listing = async (query = "state=dead") =>
       (await (await fetch(`${base}/jobs?${query}`, { headers: { cookie } })).text()).replace(/\s+/g, " ");

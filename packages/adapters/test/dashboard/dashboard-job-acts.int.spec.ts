@@ -1,10 +1,9 @@
 import { JobQueue, readAllEvents, type VerqStore } from "@verq/store";
-import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
-import type { FastifyInstance } from "fastify";
+import { ENGINES, engineAvailable } from "@verq/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createDashboardServer } from "../../src/dashboard/dashboard-server.ts";
-import { SEEDED, seedDashboard } from "./support/seed-dashboard.ts";
-import { codeOf, FORM, logIn, TOKEN_AUTH, tokenOf } from "./support/act-session.ts";
+import { SEEDED } from "./support/seed-dashboard.ts";
+import { codeOf, FORM, tokenOf } from "./support/act-session.ts";
+import { seededWithLogin, serveDashboard, type ServedDashboard } from "./support/served-dashboard.ts";
 
 /*
  * The job acts over real HTTP on 127.0.0.1, on both engines: a redrive or cancel goes through the
@@ -15,27 +14,18 @@ import { codeOf, FORM, logIn, TOKEN_AUTH, tokenOf } from "./support/act-session.
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] the dashboard's job acts`, () => {
-    let database: TestDatabase;
+    let served: ServedDashboard;
     let store: VerqStore;
     let queue: JobQueue;
-    let app: FastifyInstance;
     let base: string;
     let cookie: string;
 
     beforeEach(async () => {
-      database = await createTestDatabase(engine, "dashboard-job-acts.sqlite");
-      store = await database.open();
-      await seedDashboard(store);
+      served = await serveDashboard(engine, "dashboard-job-acts.sqlite", seededWithLogin, { logIn: true });
+      ({ store, base, cookie } = served);
       queue = new JobQueue(store);
-      app = createDashboardServer({ store, auth: TOKEN_AUTH });
-      base = await app.listen({ port: 0, host: "127.0.0.1" });
-      cookie = await logIn(base);
     });
-    afterEach(async () => {
-      await app.close();
-      await store.close();
-      await database.dispose();
-    });
+    afterEach(() => served.close());
 
     const jobPage = async (id: string): Promise<string> => (await fetch(`${base}/jobs/${id}`, { headers: { cookie } })).text();
     const post = (id: string, act: string, fields: Record<string, string>): Promise<Response> =>

@@ -1,10 +1,9 @@
 import { readAllEvents, type VerqStore } from "@verq/store";
-import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
-import type { FastifyInstance } from "fastify";
+import { ENGINES, engineAvailable } from "@verq/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDashboardServer } from "../../src/dashboard/dashboard-server.ts";
 import { SCRIPT_ID, SEEDED } from "./support/seed-dashboard.ts";
 import { seedLists } from "./support/seed-lists.ts";
+import { serveDashboard, type ServedDashboard } from "./support/served-dashboard.ts";
 import { allJobKeys, documentedOrder, rowKeys, walkPages, type JobKeysRow } from "./support/list-pages.ts";
 
 /*
@@ -47,25 +46,17 @@ const pathOf = (f: Filter) => `/jobs?${new URLSearchParams(f as Record<string, s
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] the jobs listing over HTTP`, () => {
-    let database: TestDatabase;
+    let served: ServedDashboard | undefined;
     let store: VerqStore;
-    let app: FastifyInstance;
     let base: string;
     let jobs: JobKeysRow[];
 
     beforeAll(async () => {
-      database = await createTestDatabase(engine, "dashboard-lists.sqlite");
-      store = await database.open();
-      const clock = await seedLists(store);
+      served = await serveDashboard(engine, "dashboard-lists.sqlite", async (seeded) => ({ clock: await seedLists(seeded) }));
+      ({ store, base } = served);
       jobs = await allJobKeys(store);
-      app = createDashboardServer({ store, clock });
-      base = await app.listen({ port: 0, host: "127.0.0.1" });
     }, 120_000);
-    afterAll(async () => {
-      await app?.close();
-      await store?.close();
-      await database?.dispose();
-    });
+    afterAll(() => served?.close());
 
     const get = async (path: string) => {
       const response = await fetch(`${base}${path}`);

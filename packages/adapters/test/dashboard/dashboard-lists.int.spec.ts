@@ -1,12 +1,12 @@
 import { JOB_STATES } from "@verq/core";
 import { GuidLedger, readAllEvents, type VerqStore } from "@verq/store";
-import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
-import Fastify, { type FastifyInstance } from "fastify";
+import { ENGINES, engineAvailable } from "@verq/testing";
+import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboardPlugin } from "../../src/dashboard/dashboard-plugin.ts";
-import { createDashboardServer } from "../../src/dashboard/dashboard-server.ts";
 import { SEEDED } from "./support/seed-dashboard.ts";
 import { LISTED, seedLists } from "./support/seed-lists.ts";
+import { serveDashboard, type ServedDashboard } from "./support/served-dashboard.ts";
 import { allJobKeys, rowKeys, unescapeHtml, walkPages, type JobKeysRow } from "./support/list-pages.ts";
 
 /*
@@ -34,25 +34,17 @@ function hrefsIn(body: string, tag: string, id: string): string[] {
 
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] the queues, schedules and ledger listings over HTTP`, () => {
-    let database: TestDatabase;
+    let served: ServedDashboard | undefined;
     let store: VerqStore;
-    let app: FastifyInstance;
     let base: string;
     let jobs: JobKeysRow[];
 
     beforeAll(async () => {
-      database = await createTestDatabase(engine, "dashboard-lists.sqlite");
-      store = await database.open();
-      const clock = await seedLists(store);
+      served = await serveDashboard(engine, "dashboard-lists.sqlite", async (seeded) => ({ clock: await seedLists(seeded) }));
+      ({ store, base } = served);
       jobs = await allJobKeys(store);
-      app = createDashboardServer({ store, clock });
-      base = await app.listen({ port: 0, host: "127.0.0.1" });
     }, 120_000);
-    afterAll(async () => {
-      await app?.close();
-      await store?.close();
-      await database?.dispose();
-    });
+    afterAll(() => served?.close());
 
     const get = async (path: string) => {
       const response = await fetch(`${base}${path}`);
