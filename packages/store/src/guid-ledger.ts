@@ -26,8 +26,7 @@ import { handleMany, WITNESSED, type StreamProjection } from "./command-path.ts"
 import { GroupCommit } from "./group-commit.ts";
 import type { VerqDatabase } from "./schema.ts";
 import type { VerqStore } from "./store.ts";
-import type { SeenVersion } from "./jobs/job-operations.ts";
-import { checkSeenVersion, entryUnchangedSince } from "./guid-seen-version.ts";
+import { checkSeenVersion, entryUnchangedSince, type SeenVersion } from "./seen-version.ts";
 import { purgeGuids, type PurgeResult } from "./guid-purge.ts";
 import { commitGuidCreations, guidStream, stored, type GuidChange } from "./streams/guid-stream.ts";
 import { readLedgerAudit } from "./sql/ledger/readLedgerAudit.ts";

@@ -15,8 +15,8 @@ export { MAX_BATCH_SIZE, type ClaimCandidates, type JobQueueOptions, type Redriv
 export { type EnqueueInput, type EnqueueOptions, type EnqueueResult } from "./jobs/enqueue-jobs.ts";
 export { MAX_CLAIM_QUEUES, type ClaimOptions, type ClaimedJob, type LeaseExpiry } from "./jobs/claim-jobs.ts";
 export { type FailureInput, type FinishInput, type RecordInput, type RunOnceResult, type Sender } from "./jobs/finish-jobs.ts";
-export { type CancelResult, type RedriveRecord, type SeenVersion } from "./jobs/job-operations.ts";
-export { entryUnchangedSince } from "./guid-seen-version.ts";
+export { type CancelResult, type RedriveRecord } from "./jobs/job-operations.ts";
+export { entryUnchangedSince, type SeenVersion } from "./seen-version.ts";
 export type { SetQueueLimitResult } from "./queue-limits.ts";
 export { MAX_PRUNE_BATCH, type PruneOptions, type PruneResult } from "./job-retention.ts";
 export {

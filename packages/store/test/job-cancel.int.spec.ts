@@ -104,6 +104,10 @@ for (const engine of ENGINES) {
         await expectRefusedWith(() => queue.cancel("p", { note }), "VERQ_INVALID_NOTE");
       }
       await expectRefusedWith(() => queue.cancel("p", { note: 42 as unknown as string }), "VERQ_INVALID_NOTE");
+      // A caller without types that passes no options at all gets a coded refusal, not a TypeError
+      // (a redrive of the pending job is the machine's VERQ_NOT_DEAD before its note is looked at).
+      await expectRefusedWith(() => queue.cancel("p", undefined as never), "VERQ_INVALID_NOTE");
+      await expectRefusedWith(() => queue.redrive("p", undefined as never), "VERQ_NOT_DEAD");
       await expectRefusedWith(() => queue.cancel("", { note: "OPS-1" }), "VERQ_INVALID_ID");
       expect(await queue.cancel("p", { note: "a".repeat(64) })).toMatchObject({ cancelled: true });
     });

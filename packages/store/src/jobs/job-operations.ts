@@ -12,17 +12,8 @@ import { pruneJobs, type PruneOptions, type PruneResult } from "../job-retention
 import { countRedrivesSince } from "../sql/jobs/countRedrivesSince.ts";
 import { selectJobsByState } from "../sql/jobs/selectJobsByState.ts";
 import { selectOriginalWindow } from "../sql/jobs/selectOriginalWindow.ts";
+import { checkSeenVersion, jobUnchangedSince, type SeenVersion } from "../seen-version.ts";
 import { answer, handleJobs, type DecidedJob, type JobContext } from "./job-context.ts";
-
-/**
- * What an operator saw of a job when they chose to act on it: its version (the number of its
- * events). Given, the act is refused with `VERQ_JOB_CHANGED`, changing nothing, when the job
- * has moved on since (a claim, a finish, another operator's act), so that an act is never
- * applied to a job the operator did not see.
- */
-export interface SeenVersion {
-  readonly expectedVersion?: number;
-}
 
 /** The audit record of one redrive. */
 export interface RedriveRecord {
@@ -78,7 +69,7 @@ async function attemptRedrive(
   options: { note: string; deadline?: number } & SeenVersion,
 ): Promise<RedriveAttempt> {
   checkIdentifier(id, "a job id");
-  checkSeenVersion(options);
+  checkSeenVersion(options?.expectedVersion);
   if (options?.deadline !== undefined) checkTime(options.deadline, "the deadline");
   const { store, redriveLimit } = context;
   return store.transaction(async (trx): Promise<RedriveAttempt> => {
@@ -86,8 +77,8 @@ async function attemptRedrive(
     await store.dialect.statements.exclusive(trx, "job.redrive");
     const now = context.clock.now();
     const command = jobCommands.redrive({
-      note: options.note,
-      deadline: options.deadline ?? null,
+      note: options?.note,
+      deadline: options?.deadline ?? null,
       recentRedrives: await countRedrivesSince(trx, now - redriveLimit.windowMs + 1),
       limit: redriveLimit,
       originalWindowMs: (await selectOriginalWindow(trx, id)) ?? 0,
@@ -96,7 +87,7 @@ async function attemptRedrive(
     const [decided] = await handleJobs(context, trx, [{ id, commands: [command] }]);
     if (decided === undefined) throw new Error("no decision for one redrive");
     const { before, decision } = decided;
-    unchangedSince(options, id, before.version);
+    jobUnchangedSince(options?.expectedVersion, id, before.version);
     if (!decision.accepted) return { refused: { before, decision }, command };
     const event = decision.events.find((e) => e.type === "job.redriven");
     if (event?.type !== "job.redriven") throw new VerqError("VERQ_UNEXPECTED", `the redrive of ${id} wrote no job.redriven`);
@@ -114,13 +105,13 @@ async function attemptRedrive(
  */
 export async function cancelJob(context: JobContext, id: string, options: { note: string } & SeenVersion): Promise<CancelResult> {
   checkIdentifier(id, "a job id");
-  checkSeenVersion(options);
+  checkSeenVersion(options?.expectedVersion);
   return context.store.transaction(async (trx) => {
     const command = jobCommands.cancel({ note: options?.note, now: context.clock.now() });
     const [decided] = await handleJobs(context, trx, [{ id, commands: [command] }]);
     if (decided === undefined) throw new Error("no decision for one cancel");
     const { before, decision } = decided;
-    unchangedSince(options, id, before.version);
+    jobUnchangedSince(options?.expectedVersion, id, before.version);
     if (!answer(decided, command)) {
       if (before.state !== "done" && before.state !== "dead") {
         throw new VerqError("VERQ_UNEXPECTED", `the cancel of ${id} was refused in state ${before.state}`);
@@ -134,25 +125,6 @@ export async function cancelJob(context: JobContext, id: string, options: { note
     const { previousToken, note, at } = event.data;
     return { cancelled: true, jobId: id, state: before.state, previousToken, note, at };
   });
-}
-
-function checkSeenVersion({ expectedVersion }: SeenVersion): void {
-  if (expectedVersion !== undefined && !(Number.isSafeInteger(expectedVersion) && expectedVersion >= 1)) {
-    throw new VerqError("VERQ_INVALID_ARGUMENT", "the expected version must be a whole number from 1");
-  }
-}
-
-/**
- * Throws `VERQ_JOB_CHANGED` when the job is no longer at the version the operator saw: the
- * transaction it is thrown in rolls back, whatever was decided. Not a version conflict, which the
- * store decides again: what the operator saw is gone, and only they can decide again.
- */
-function unchangedSince({ expectedVersion }: SeenVersion, id: string, version: number): void {
-  if (expectedVersion === undefined || version === expectedVersion) return;
-  throw new VerqError(
-    "VERQ_JOB_CHANGED",
-    `job ${id} is at version ${version}, not ${expectedVersion} as when it was read; nothing was done. Read it again and decide again`,
-  );
 }
 
 /**

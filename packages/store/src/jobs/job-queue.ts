@@ -40,8 +40,8 @@ import {
   redriveJob,
   type CancelResult,
   type RedriveRecord,
-  type SeenVersion,
 } from "./job-operations.ts";
+import type { SeenVersion } from "../seen-version.ts";
 import {
   archivedJob,
   countDead,
