@@ -11,9 +11,9 @@ export interface EmptyTable {
   readonly text: string;
 }
 
-/** A table of `rows` under `headings`, or `empty`'s paragraph when there is no row. */
-export function dataTable(id: string, headings: readonly Heading[], rows: readonly Html[], empty: EmptyTable): Html {
-  if (rows.length === 0) return html`<p id="${empty.id}" class="muted">${empty.text}</p>`;
+/** A table of `rows` under `headings`; with `empty`, its paragraph instead when there is no row. */
+export function dataTable(id: string, headings: readonly Heading[], rows: readonly Html[], empty?: EmptyTable): Html {
+  if (rows.length === 0 && empty !== undefined) return html`<p id="${empty.id}" class="muted">${empty.text}</p>`;
   return html`<table id="${id}">
     <thead>
       <tr>

@@ -1,5 +1,6 @@
 import { DEAD_REASONS, JOB_STATES, type Job, type JobState } from "@verq/core";
 import type { JobsPage } from "@verq/store";
+import { dataTable, num } from "./data-table.ts";
 import { kindName } from "./failure-html.ts";
 import { html, type Html } from "./html.ts";
 import type { ListQuery } from "./list-query.ts";
@@ -67,7 +68,6 @@ function failureCell(job: Job): Html {
 }
 
 function table(paths: DashboardPaths, query: JobsQuery, jobs: readonly Job[]): Html {
-  if (jobs.length === 0) return html`<p id="jobs-empty" class="muted">No job matches.</p>`;
   const rows = jobs.map(
     (job) =>
       html`<tr data-job="${job.id}">
@@ -88,22 +88,8 @@ function table(paths: DashboardPaths, query: JobsQuery, jobs: readonly Job[]): H
         <td data-col="updated">${time(job.updatedAt)}</td>
       </tr>`,
   );
-  return html`<table id="jobs-table">
-    <thead>
-      <tr>
-        <th>id</th>
-        <th>state</th>
-        <th>queue</th>
-        <th>kind</th>
-        <th class="num">attempts</th>
-        <th>last failure</th>
-        <th>updated</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
+  const headings = ["id", "state", "queue", "kind", num("attempts"), "last failure", "updated"];
+  return dataTable("jobs-table", headings, rows, { id: "jobs-empty", text: "No job matches." });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { DeclaredEventView, DeclaredStreamView } from "./declared-data.ts";
+import { dataTable, num } from "./data-table.ts";
 import { html, type Html } from "./html.ts";
 import { page, time, type DashboardPaths } from "./page-shell.ts";
 
@@ -51,21 +52,7 @@ function timeline(events: readonly DeclaredEventView[]): Html {
         <td>${dataDetails(event)}</td>
       </tr>`,
   );
-  return html`<table id="timeline">
-    <thead>
-      <tr>
-        <th class="num">v</th>
-        <th class="num">position</th>
-        <th>time</th>
-        <th>event</th>
-        <th class="num">schema</th>
-        <th>data</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
+  return dataTable("timeline", [num("v"), num("position"), "time", "event", num("schema"), "data"], rows);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Job, LedgerEntry } from "@verq/core";
 import type { StoredEvent } from "@verq/store";
+import { dataTable, num } from "./data-table.ts";
 import { failureDetails, kindName, lastFailureFacts } from "./failure-html.ts";
 import { escapeHtml, html, rawHtml, type Html, type HtmlValue } from "./html.ts";
 import { page, time, type DashboardPaths } from "./page-shell.ts";
@@ -57,22 +58,8 @@ function timeline(events: readonly StoredEvent[], columns: Columns, withPayload:
       <td>${details(data, columns, withPayload)}</td>
     </tr>`;
   });
-  return html`<table id="timeline">
-    <thead>
-      <tr>
-        <th class="num">v</th>
-        <th class="num">position</th>
-        <th>time</th>
-        <th>event</th>
-        <th class="num">${columns.first}</th>
-        <th>${columns.second}</th>
-        <th>details</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
+  const headings = [num("v"), num("position"), "time", "event", num(columns.first), columns.second, "details"];
+  return dataTable("timeline", headings, rows);
 }
 
 /** The link that asks for one entry's payload, or the way back from it. */
