@@ -1,7 +1,8 @@
 import { ManualClock, type VerqErrorCode } from "@verq/core";
-import { ENGINES, createTestDatabase, engineAvailable, type TestDatabase } from "@verq/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ENGINES, engineAvailable } from "@verq/testing";
+import { beforeEach, describe, expect, it } from "vitest";
 import { JobQueue, type VerqStore } from "../src/index.ts";
+import { freshStores } from "./helpers/fresh-store.ts";
 import { expectRefusedUnchanged } from "./helpers/refused-unchanged.ts";
 
 /*
@@ -10,21 +11,15 @@ import { expectRefusedUnchanged } from "./helpers/refused-unchanged.ts";
  */
 for (const engine of ENGINES) {
   describe.skipIf(!(await engineAvailable(engine)))(`[${engine}] acts given the version seen`, () => {
-    const T0 = 1_700_000_000_000;
-    let database: TestDatabase;
+    const stores = freshStores();
     let store: VerqStore;
     let clock: ManualClock;
     let queue: JobQueue;
 
     beforeEach(async () => {
-      database = await createTestDatabase(engine);
-      store = await database.open();
-      clock = new ManualClock(T0);
+      ({ store } = await stores.open(engine));
+      clock = new ManualClock(1_700_000_000_000);
       queue = new JobQueue(store, { clock, defaultLeaseMs: 1_000, redriveLimit: { max: 100, windowMs: 60_000 } });
-    });
-    afterEach(async () => {
-      await store.close();
-      await database.dispose();
     });
 
     const expectRefused = (call: () => Promise<unknown>, code: VerqErrorCode) =>
